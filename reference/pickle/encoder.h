@@ -1,0 +1,41 @@
+// The pickle encoder: protocols 0-5, byte-identical to CPython 3.11's C
+// pickler (`pickle.dumps(obj, protocol=p)`) for the equivalent Python object:
+// same opcodes, memo numbering and PUT/MEMOIZE placement, FRAME boundaries,
+// and APPENDS/SETITEMS/ADDITEMS batches of 1000.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reference/value/value.h"
+
+namespace serialcheck::pickle {
+
+struct EncodeOptions {
+  int protocol = 5;
+  // Protocol 5 only, as Python's buffer_callback: called for each
+  // PickleBuffer; return true to write it in band, false to send it out of
+  // band (it is then appended to EncodeResult::buffers, not copied).
+  // When empty, every buffer is written in band.
+  std::function<bool(const Node& buffer)> buffer_callback;
+  // Nesting depth beyond which the encoder fails with LimitExceeded instead
+  // of recursing further (CPython itself stops near 1000).
+  std::size_t max_depth = 20000;
+  // Map Python 3 names to Python 2 names below protocol 3, as CPython's
+  // fix_imports=True (the default of pickle.dumps) does.
+  bool fix_imports = true;
+};
+
+struct EncodeResult {
+  std::string bytes;
+  // Out-of-band buffers in NEXT_BUFFER order; they point into the graph.
+  std::vector<const Node*> buffers;
+};
+
+// Throws PickleError (kind Unpicklable or LimitExceeded) when the value
+// cannot be written at the requested protocol (e.g. a PickleBuffer below 5).
+EncodeResult encode(const Node* root, const EncodeOptions& options = {});
+
+}  // namespace serialcheck::pickle

@@ -1,0 +1,128 @@
+#include "reference/value/value.h"
+
+#include "reference/value/numeric.h"
+
+namespace serialcheck {
+
+std::string_view kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::None: return "none";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::Str: return "str";
+    case Kind::Bytes: return "bytes";
+    case Kind::ByteArray: return "bytearray";
+    case Kind::List: return "list";
+    case Kind::Tuple: return "tuple";
+    case Kind::Dict: return "dict";
+    case Kind::Set: return "set";
+    case Kind::FrozenSet: return "frozenset";
+    case Kind::Global: return "global";
+    case Kind::Object: return "object";
+    case Kind::PersId: return "persid";
+    case Kind::PickleBuffer: return "pickle-buffer";
+  }
+  return "?";
+}
+
+Node* Graph::make(Kind kind) { return &nodes_.emplace_back(kind); }
+
+Node* Graph::none() { return make(Kind::None); }
+
+Node* Graph::boolean(bool v) {
+  Node* n = make(Kind::Bool);
+  n->flag = v;
+  return n;
+}
+
+Node* Graph::integer(std::int64_t v) {
+  Node* n = make(Kind::Int);
+  n->small = v;
+  return n;
+}
+
+Node* Graph::integer_le(std::string_view twos_le) {
+  Node* n = make(Kind::Int);
+  std::string minimal = minimal_twos_le(twos_le);
+  std::int64_t v = 0;
+  if (twos_le_to_int64(minimal, v)) {
+    n->small = v;
+  } else {
+    n->big = true;
+    n->set_owned(std::move(minimal));
+  }
+  return n;
+}
+
+Node* Graph::floating(double v) {
+  Node* n = make(Kind::Float);
+  n->f = v;
+  return n;
+}
+
+Node* Graph::str(std::string s) {
+  Node* n = make(Kind::Str);
+  n->set_owned(std::move(s));
+  return n;
+}
+
+Node* Graph::bytes(std::string data) {
+  Node* n = make(Kind::Bytes);
+  n->set_owned(std::move(data));
+  return n;
+}
+
+Node* Graph::bytearray(std::string data) {
+  Node* n = make(Kind::ByteArray);
+  n->set_owned(std::move(data));
+  return n;
+}
+
+namespace {
+Node* with_items(Node* n, std::vector<Node*> items) {
+  n->items = std::move(items);
+  return n;
+}
+}  // namespace
+
+Node* Graph::list(std::vector<Node*> items) { return with_items(make(Kind::List), std::move(items)); }
+Node* Graph::tuple(std::vector<Node*> items) { return with_items(make(Kind::Tuple), std::move(items)); }
+Node* Graph::dict(std::vector<Node*> kv) { return with_items(make(Kind::Dict), std::move(kv)); }
+Node* Graph::set(std::vector<Node*> items) { return with_items(make(Kind::Set), std::move(items)); }
+Node* Graph::frozenset(std::vector<Node*> items) {
+  return with_items(make(Kind::FrozenSet), std::move(items));
+}
+
+Node* Graph::global(std::string module, std::string qualname) {
+  Node* n = make(Kind::Global);
+  n->set_owned(std::move(module));
+  n->name = std::move(qualname);
+  return n;
+}
+
+Node* Graph::object(Node* callable, Node* args) {
+  Node* n = make(Kind::Object);
+  n->obj = std::make_unique<ObjectParts>();
+  n->obj->callable = callable;
+  n->obj->args = args;
+  return n;
+}
+
+Node* Graph::persid(Node* pid) { return with_items(make(Kind::PersId), {pid}); }
+
+Node* Graph::pickle_buffer(std::string data, bool readonly) {
+  Node* n = make(Kind::PickleBuffer);
+  n->set_owned(std::move(data));
+  n->flag = readonly;
+  return n;
+}
+
+Node* Graph::pickle_buffer_borrowed(const void* data, std::size_t size, bool readonly) {
+  Node* n = make(Kind::PickleBuffer);
+  n->set_borrowed(data, size);
+  n->flag = readonly;
+  return n;
+}
+
+}  // namespace serialcheck

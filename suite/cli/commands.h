@@ -1,0 +1,34 @@
+// The `serialcheck` subcommands. Each registers itself on the CLI11 app and
+// sets the action to run when it is chosen; exit codes follow one rule:
+// 0 success, 1 invalid input or failed check, 2 usage error.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace serialcheck::cli {
+
+using Action = std::function<int()>;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+void add_dis(CLI::App& app, Action& action);
+void add_decode(CLI::App& app, Action& action);
+void add_encode(CLI::App& app, Action& action);
+void add_run(CLI::App& app, Action& action);
+
+// Reads a whole file ("-" is stdin) as bytes. Throws InputError.
+std::string read_input(const std::string& path);
+
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Prints "serialcheck: <what>" on one line of stderr and returns kExitFailed.
+int fail(const std::string& what);
+
+}  // namespace serialcheck::cli
