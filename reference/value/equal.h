@@ -4,6 +4,19 @@
 // shared the same way in the other). Sets and frozensets compare as
 // unordered collections; dicts compare in insertion order.
 // Never recurses: a 100,000-deep value compares in constant stack.
+//
+// Floats are equal when their 64 bits are: 0.0 != -0.0, and a NaN equals a
+// NaN with the same bits only. Atoms (None, bool, int, float) carry no
+// identity; every other node of `a` is paired with the node of `b` it is
+// first compared with, and meeting either again with a different partner
+// is a "sharing differs" difference. Set items are matched greedily, in the
+// left set's order, against right items of equal structural hash; a failed
+// candidate's pairings are undone before the next is tried.
+//
+// Paths start at "root": [i] list/tuple item, .keys[i] dict key, {k} dict
+// value under key k (a short repr, or #i for a key that has none), <i> set
+// item i of the left set, .callable .args .state .state_setter,
+// .listitems[i], .dictitems.keys[i], .dictitems{k}, .pid.
 #pragma once
 
 #include <string>
@@ -13,10 +26,21 @@
 namespace serialcheck {
 
 struct Difference {
-  std::string path;    // where the values differ, e.g. "root[3]['a'].args[0]"
+  std::string path;    // where the values differ, e.g. "root[3]{'a'}.args[0]"
   std::string reason;  // what differs, e.g. "int 3 != int 4"
 };
 
+struct EqualOptions {
+  // When false, sharing among immutable nodes (str, bytes, tuple, frozenset,
+  // global) is not compared: CPython caches and interns such objects (the
+  // empty string, one-character strings, the empty tuple...), so a value
+  // that passes through real Python objects can gain or lose that sharing
+  // without any serializer being wrong. Sharing and cycles of mutable
+  // nodes are still required to match.
+  bool immutable_sharing = true;
+};
+
 bool equal(const Node* a, const Node* b, Difference* why = nullptr);
+bool equal(const Node* a, const Node* b, const EqualOptions& options, Difference* why = nullptr);
 
 }  // namespace serialcheck

@@ -34,7 +34,9 @@ std::string float_repr(double v);
 
 // Parses what float() accepts for repr output and the text forms pickle
 // protocol 0 uses (FLOAT opcode): decimal and exponent forms, "nan", "inf",
-// "-inf", "infinity" (case-insensitive). Returns nullopt on anything else.
+// "-inf", "infinity" (case-insensitive). Like float(), too large a value
+// gives +-inf and too small a one +-0.0. No surrounding whitespace and no
+// underscores (pickle's FLOAT never has them). Returns nullopt on anything else.
 std::optional<double> parse_float(std::string_view text);
 
 }  // namespace serialcheck

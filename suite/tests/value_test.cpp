@@ -1,0 +1,691 @@
+// Unit tests for the object model: equality (kind-exact, NaN-aware,
+// identity-aware, sets unordered), the canonical JSON form (exact texts,
+// round trips, errors with JSON pointers), and values too deep or too shared
+// to handle recursively. The examples in docs/value-json.md are checked here
+// too, so the document cannot drift from the code.
+#include "reference/value/value.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "reference/value/equal.h"
+#include "reference/value/json.h"
+#include "reference/value/numeric.h"
+
+namespace serialcheck {
+namespace {
+
+double nan_with_bits(std::uint64_t bits) {
+  return std::bit_cast<double>(bits);
+}
+
+Node* big_int(Graph& g, const char* decimal) {
+  return g.integer_le(*decimal_to_twos_le(decimal));
+}
+
+std::string why_not(const Node* a, const Node* b) {
+  Difference d;
+  if (equal(a, b, &d)) return "equal";
+  return d.path + ": " + d.reason;
+}
+
+// Parses `text`, checks it writes back to the same text, returns the root.
+Node* round_trip(const std::string& text, Graph& g, bool pretty = false) {
+  Node* root = from_json(text, g);
+  EXPECT_EQ(to_json(root, pretty), text);
+  return root;
+}
+
+// ---------------------------------------------------------------------------
+// Equality
+
+TEST(Equal, Atoms) {
+  Graph g;
+  EXPECT_TRUE(equal(g.none(), g.none()));
+  EXPECT_TRUE(equal(g.integer(3), g.integer(3)));
+  EXPECT_EQ(why_not(g.integer(3), g.integer(4)), "root: int 3 != int 4");
+  EXPECT_TRUE(equal(big_int(g, "123456789012345678901234567890"),
+                    big_int(g, "123456789012345678901234567890")));
+  EXPECT_FALSE(equal(big_int(g, "123456789012345678901234567890"),
+                     big_int(g, "123456789012345678901234567891")));
+  EXPECT_EQ(why_not(g.boolean(true), g.boolean(false)), "root: bool True != bool False");
+  EXPECT_TRUE(equal(g.floating(1.5), g.floating(1.5)));
+}
+
+TEST(Equal, KindExact) {
+  Graph g;
+  EXPECT_EQ(why_not(g.integer(1), g.boolean(true)), "root: kind int != bool");
+  EXPECT_EQ(why_not(g.integer(1), g.floating(1.0)), "root: kind int != float");
+  EXPECT_EQ(why_not(g.list(), g.tuple()), "root: kind list != tuple");
+  EXPECT_EQ(why_not(g.set(), g.frozenset()), "root: kind set != frozenset");
+  EXPECT_EQ(why_not(g.bytes("a"), g.bytearray("a")), "root: kind bytes != bytearray");
+  EXPECT_EQ(why_not(g.str("a"), g.bytes("a")), "root: kind str != bytes");
+}
+
+TEST(Equal, FloatsCompareBitForBit) {
+  Graph g;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(equal(g.floating(nan), g.floating(nan)));
+  EXPECT_EQ(why_not(g.floating(nan), g.floating(-nan)),
+            "root: float nan != float nan (bits 7ff8000000000000 != fff8000000000000)");
+  EXPECT_TRUE(equal(g.floating(nan_with_bits(0x7ff0000000000001)),
+                    g.floating(nan_with_bits(0x7ff0000000000001))));
+  EXPECT_EQ(why_not(g.floating(0.0), g.floating(-0.0)), "root: float 0.0 != float -0.0");
+  EXPECT_EQ(why_not(g.floating(0.1), g.floating(0.2)), "root: float 0.1 != float 0.2");
+}
+
+TEST(Equal, PathsAndReasons) {
+  Graph g;
+  auto make = [&](std::int64_t leaf) {
+    Node* inner = g.dict({g.str("a"), g.tuple({g.integer(leaf)})});
+    return g.list({g.integer(0), g.list({g.none(), inner})});
+  };
+  EXPECT_TRUE(equal(make(3), make(3)));
+  EXPECT_EQ(why_not(make(3), make(4)), "root[1][1]{'a'}[0]: int 3 != int 4");
+
+  Node* a = g.list({g.integer(1), g.integer(2)});
+  Node* b = g.list({g.integer(1)});
+  EXPECT_EQ(why_not(a, b), "root: list length 2 != 1");
+  EXPECT_EQ(why_not(g.str("abc"), g.str("abd")), "root: str 'abc' != str 'abd'");
+  EXPECT_EQ(why_not(g.bytes("abc"), g.bytes("abd")), "root: bytes differ at offset 2");
+  EXPECT_EQ(why_not(g.bytes("abc"), g.bytes("ab")), "root: bytes length 3 != 2");
+  EXPECT_EQ(why_not(g.global("m", "a"), g.global("m", "b")), "root: global m.a != global m.b");
+
+  auto object = [&](std::int64_t arg) {
+    Node* o = g.object(g.global("copyreg", "__newobj__"), g.tuple({g.integer(arg)}));
+    return g.list({o});
+  };
+  EXPECT_EQ(why_not(object(1), object(2)), "root[0].args[0]: int 1 != int 2");
+}
+
+TEST(Equal, DictsCompareInOrder) {
+  Graph g;
+  Node* a = g.dict({g.str("a"), g.integer(1), g.str("b"), g.integer(2)});
+  Node* b = g.dict({g.str("b"), g.integer(2), g.str("a"), g.integer(1)});
+  Node* c = g.dict({g.str("a"), g.integer(1), g.str("b"), g.integer(2)});
+  EXPECT_TRUE(equal(a, c));
+  EXPECT_EQ(why_not(a, b), "root.keys[0]: str 'a' != str 'b'");
+  Node* d = g.dict({g.str("a"), g.integer(1), g.str("b"), g.integer(3)});
+  EXPECT_EQ(why_not(a, d), "root{'b'}: int 2 != int 3");
+}
+
+TEST(Equal, SetsCompareUnordered) {
+  Graph g;
+  auto make = [&](bool reversed) {
+    std::vector<Node*> items = {g.integer(1), g.str("a"), g.tuple({g.integer(1), g.integer(2)}),
+                                g.frozenset({g.integer(5), g.integer(6)}), g.none()};
+    if (reversed) std::reverse(items.begin(), items.end());
+    return g.set(items);
+  };
+  EXPECT_TRUE(equal(make(false), make(true)));
+  Node* fs1 = g.frozenset({g.integer(5), g.integer(6)});
+  Node* fs2 = g.frozenset({g.integer(6), g.integer(5)});
+  EXPECT_TRUE(equal(fs1, fs2));
+  Node* other = g.set({g.integer(1), g.str("b")});
+  Node* mine = g.set({g.str("a"), g.integer(1)});
+  EXPECT_EQ(why_not(mine, other), "root<0>: set item 'a' has no equal in the right set");
+  EXPECT_EQ(why_not(g.set({g.tuple({g.integer(1), g.integer(2)})}),
+                    g.set({g.tuple({g.integer(1), g.integer(3)})})),
+            "root<0>: set item tuple has no equal in the right set");
+  // One candidate tried only: its own difference is reported.
+  auto deep = [&](std::int64_t v) { return g.tuple({g.list({g.list({g.list({g.integer(v)})})})}); };
+  EXPECT_EQ(why_not(g.frozenset({deep(1)}), g.frozenset({deep(2)})),
+            "root<0>[0][0][0][0]: int 1 != int 2");
+}
+
+// A failed candidate pairs nodes before it fails; those pairings must be
+// undone, or the correct match would later look like a sharing mismatch.
+TEST(Equal, SetTrialsDoNotLeakPairings) {
+  Graph g;
+  auto deep = [&](std::int64_t v) { return g.list({g.list({g.list({g.integer(v)})})}); };
+  auto build = [&](bool swap_set, bool swap_tail) {
+    Node* l1 = g.list({g.integer(1)});
+    Node* l2 = g.list({g.integer(1)});
+    Node* t1 = g.tuple({l1, deep(1)});
+    Node* t2 = g.tuple({l2, deep(2)});
+    Node* s = swap_set ? g.set({t2, t1}) : g.set({t1, t2});
+    return swap_tail ? g.list({s, l2, l1}) : g.list({s, l1, l2});
+  };
+  EXPECT_TRUE(equal(build(false, false), build(true, false)));
+  EXPECT_TRUE(equal(build(true, false), build(false, false)));
+  EXPECT_FALSE(equal(build(false, false), build(true, true)));
+  EXPECT_EQ(why_not(build(false, false), build(false, true)).substr(0, 24),
+            "root[1]: sharing differs");
+}
+
+TEST(Equal, SharingMustMatch) {
+  Graph g;
+  Node* x = g.list({g.integer(1)});
+  Node* shared = g.list({x, x});
+  Node* twin = g.list({g.list({g.integer(1)}), g.list({g.integer(1)})});
+  EXPECT_EQ(why_not(shared, twin),
+            "root[1]: sharing differs: the left list is the same object as at root[0], "
+            "the right one is not");
+  EXPECT_EQ(why_not(twin, shared),
+            "root[1]: sharing differs: the right list is the same object as at root[0], "
+            "the left one is not");
+  Node* y = g.list({g.integer(1)});
+  EXPECT_TRUE(equal(shared, g.list({y, y})));
+
+  // Strings are not atoms: their sharing counts too.
+  Node* s = g.str("s");
+  EXPECT_FALSE(equal(g.tuple({s, s}), g.tuple({g.str("s"), g.str("s")})));
+  // Atoms are: a shared int equals two equal ints.
+  Node* n = g.integer(7);
+  EXPECT_TRUE(equal(g.tuple({n, n}), g.tuple({g.integer(7), g.integer(7)})));
+}
+
+TEST(Equal, Cycles) {
+  Graph g;
+  auto self_list = [&] {
+    Node* l = g.list();
+    l->items.push_back(l);
+    return l;
+  };
+  EXPECT_TRUE(equal(self_list(), self_list()));
+  // m = [n], n = [m]: the same infinite unfolding, a different identity structure.
+  Node* m = g.list();
+  Node* n = g.list({m});
+  m->items.push_back(n);
+  EXPECT_FALSE(equal(self_list(), m));
+  EXPECT_FALSE(equal(m, self_list()));
+
+  auto self_dict = [&](std::int64_t v) {
+    Node* d = g.dict();
+    d->items = {g.integer(v), d};
+    return d;
+  };
+  EXPECT_TRUE(equal(self_dict(1), self_dict(1)));
+  EXPECT_FALSE(equal(self_dict(1), self_dict(2)));
+}
+
+TEST(Equal, ObjectsAndBuffers) {
+  Graph g;
+  auto make = [&](bool with_state, std::int64_t item, bool readonly) {
+    Node* o = g.object(g.global("collections", "OrderedDict"), g.tuple());
+    if (with_state) o->obj->state = g.dict({g.str("x"), g.integer(1)});
+    o->obj->listitems = {g.integer(item)};
+    o->obj->dictitems = {{g.str("k"), g.pickle_buffer("abc", readonly)}};
+    return o;
+  };
+  EXPECT_TRUE(equal(make(true, 1, true), make(true, 1, true)));
+  EXPECT_EQ(why_not(make(true, 1, true), make(false, 1, true)),
+            "root: object state present != absent");
+  EXPECT_EQ(why_not(make(true, 1, true), make(true, 2, true)), "root.listitems[0]: int 1 != int 2");
+  EXPECT_EQ(why_not(make(true, 1, true), make(true, 1, false)),
+            "root.dictitems{'k'}: pickle-buffer readonly true != false");
+  EXPECT_EQ(why_not(g.pickle_buffer("ab", true), g.pickle_buffer("ac", true)),
+            "root: pickle-buffer bytes differ at offset 1");
+  EXPECT_TRUE(equal(g.persid(g.str("p")), g.persid(g.str("p"))));
+  EXPECT_EQ(why_not(g.persid(g.str("p")), g.persid(g.str("q"))), "root.pid: str 'p' != str 'q'");
+}
+
+// ---------------------------------------------------------------------------
+// JSON: exact texts
+
+TEST(Json, ScalarTexts) {
+  Graph g;
+  EXPECT_EQ(to_json(g.none()), "null");
+  EXPECT_EQ(to_json(g.boolean(true)), "true");
+  EXPECT_EQ(to_json(g.integer(-42)), "-42");
+  EXPECT_EQ(to_json(g.integer(std::numeric_limits<std::int64_t>::min())), "-9223372036854775808");
+  EXPECT_EQ(to_json(big_int(g, "9223372036854775808")), "{\"int\":\"9223372036854775808\"}");
+  EXPECT_EQ(to_json(g.floating(1.5)), "{\"float\":\"1.5\"}");
+  EXPECT_EQ(to_json(g.floating(-0.0)), "{\"float\":\"-0.0\"}");
+  EXPECT_EQ(to_json(g.floating(1e16)), "{\"float\":\"1e+16\"}");
+  EXPECT_EQ(to_json(g.floating(std::numeric_limits<double>::quiet_NaN())), "{\"float\":\"nan\"}");
+  EXPECT_EQ(to_json(g.floating(nan_with_bits(0xfff8000000000000))),
+            "{\"float\":\"nan\",\"bits\":\"fff8000000000000\"}");
+  EXPECT_EQ(to_json(g.str("a\"b\\c\n\x01\xc3\xa9")), "\"a\\\"b\\\\c\\n\\u0001\xc3\xa9\"");
+  EXPECT_EQ(to_json(g.str("\xed\xa0\x80x")), "{\"str-utf8sp\":\"eda08078\"}");
+  EXPECT_EQ(to_json(g.bytes(std::string("\x00\xff", 2))), "{\"bytes\":\"00ff\"}");
+  EXPECT_EQ(to_json(g.bytearray("hi")), "{\"bytearray\":\"6869\"}");
+  EXPECT_EQ(to_json(g.pickle_buffer("abc", true)), "{\"buffer\":\"616263\",\"readonly\":true}");
+  EXPECT_EQ(to_json(g.global("builtins", "print")), "{\"global\":[\"builtins\",\"print\"]}");
+  EXPECT_EQ(to_json(g.persid(g.str("x"))), "{\"persid\":\"x\"}");
+}
+
+TEST(Json, ContainerTextsAndSharing) {
+  Graph g;
+  Node* s = g.str("shared");
+  Node* big = big_int(g, "1000000000000000000000");
+  Node* e = g.tuple();
+  Node* root = g.list({s, big, big, e, g.dict({s, e}), g.set({g.integer(1)})});
+  EXPECT_EQ(to_json(root),
+            "{\"list\":[{\"str\":\"shared\",\"id\":1},{\"int\":\"1000000000000000000000\"},"
+            "{\"int\":\"1000000000000000000000\"},{\"tuple\":[],\"id\":2},"
+            "{\"dict\":[[{\"ref\":1},{\"ref\":2}]]},{\"set\":[1]}]}");
+
+  Node* cyc = g.list();
+  cyc->items = {g.integer(1), cyc};
+  EXPECT_EQ(to_json(cyc), "{\"list\":[1,{\"ref\":1}],\"id\":1}");
+
+  Node* buf = g.pickle_buffer("", false);
+  Node* obj = g.object(g.global("m", "f"), g.tuple({buf}));
+  obj->obj->state = obj;
+  obj->obj->listitems = {buf};
+  EXPECT_EQ(to_json(obj),
+            "{\"object\":{\"callable\":{\"global\":[\"m\",\"f\"]},"
+            "\"args\":{\"tuple\":[{\"buffer\":\"\",\"id\":2,\"readonly\":false}]},"
+            "\"state\":{\"ref\":1},\"listitems\":[{\"ref\":2}]},\"id\":1}");
+}
+
+TEST(Json, PrettyKeepsShortContainersOnOneLine) {
+  Graph g;
+  Node* root = g.dict({g.str("short"), g.list({g.integer(1), g.integer(2)}), g.str("long"),
+                       g.str(std::string(80, 'x'))});
+  std::string expected =
+      "{\n"
+      "  \"dict\": [\n"
+      "    [\"short\", {\"list\": [1, 2]}],\n"
+      "    [\n"
+      "      \"long\",\n"
+      "      \"" +
+      std::string(80, 'x') +
+      "\"\n"
+      "    ]\n"
+      "  ]\n"
+      "}";
+  EXPECT_EQ(to_json(root, true), expected);
+  Graph back;
+  EXPECT_TRUE(equal(from_json(expected, back), root));
+  EXPECT_EQ(to_json(g.list(), true), "{\"list\": []}");
+}
+
+// ---------------------------------------------------------------------------
+// JSON: reading
+
+TEST(Json, RoundTripsCanonicalText) {
+  const char* texts[] = {
+      "null",
+      "{\"list\":[1,{\"float\":\"2.5\"},\"a\",true,null]}",
+      "{\"list\":[1,{\"ref\":1}],\"id\":1}",
+      "{\"tuple\":[{\"int\":\"-340282366920938463463374607431768211456\"},"
+      "{\"float\":\"nan\",\"bits\":\"7ff0000000000001\"}]}",
+      "{\"set\":[{\"frozenset\":[\"x\"]},{\"str-utf8sp\":\"eda080\",\"id\":1},{\"ref\":1}]}",
+      "{\"object\":{\"callable\":{\"global\":[\"m\",\"C\"]},\"args\":{\"tuple\":[]},"
+      "\"state\":null,\"state_setter\":{\"global\":[\"m\",\"setter\"]},"
+      "\"dictitems\":[[1,2]]}}",
+      "{\"persid\":{\"tuple\":[\"storage\",1]}}",
+  };
+  for (const char* text : texts) {
+    Graph g;
+    Node* root = round_trip(text, g);
+    EXPECT_EQ(g.root, root);
+  }
+}
+
+TEST(Json, AcceptsMembersInAnyOrder) {
+  Graph g;
+  Node* root =
+      from_json(R"({"id": 1, "list": [{"readonly": true, "buffer": "AB"}, {"ref": 1}]})", g);
+  EXPECT_EQ(to_json(root),
+            "{\"list\":[{\"buffer\":\"ab\",\"readonly\":true},{\"ref\":1}],\"id\":1}");
+  Graph g2;
+  Node* o =
+      from_json(R"({"object": {"args": {"tuple": []}, "callable": {"global": ["m", "f"]}}})", g2);
+  EXPECT_EQ(to_json(o),
+            "{\"object\":{\"callable\":{\"global\":[\"m\",\"f\"]},\"args\":{\"tuple\":[]}}}");
+  // Non-canonical but valid: a big-looking int that fits, ids not numbered from 1.
+  Graph g3;
+  Node* r = from_json(
+      R"({"tuple": [{"int": "-0005"}, {"str": "s", "id": 9}, {"ref": 9}, 18446744073709551615]})",
+      g3);
+  EXPECT_EQ(
+      to_json(r),
+      "{\"tuple\":[-5,{\"str\":\"s\",\"id\":1},{\"ref\":1},{\"int\":\"18446744073709551615\"}]}");
+}
+
+void expect_form_error(const std::string& text, const std::string& where) {
+  Graph g;
+  try {
+    from_json(text, g);
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const JsonFormError& e) {
+    EXPECT_EQ(e.where(), where) << text << " -> " << e.what();
+  }
+}
+
+TEST(Json, ErrorsNameTheElement) {
+  expect_form_error("[1,", "");
+  expect_form_error("[1]", "");
+  expect_form_error("1.5", "");
+  expect_form_error(R"({"list":[1,{"ref":5}]})", "/list/1/ref");
+  expect_form_error(R"({"list":[{"ref":1},{"list":[],"id":1}]})", "/list/0/ref");
+  expect_form_error(R"({"list":[{"list":[],"id":1},{"list":[],"id":1}]})", "/list/1/id");
+  expect_form_error(R"({"list":[{"list":[],"id":0}]})", "/list/0/id");
+  expect_form_error(R"({"dict":[[1,2],[3]]})", "/dict/1");
+  expect_form_error(R"({"dict":[[1,{"float":"x"}]]})", "/dict/0/1/float");
+  expect_form_error(R"({"float":"1.0","bits":"7ff8000000000000"})", "/bits");
+  expect_form_error(R"({"float":"nan","bits":"7ff800000000000"})", "/bits");
+  expect_form_error(R"({"float":"nan","id":1})", "/id");
+  expect_form_error(R"({"int":"12a"})", "/int");
+  expect_form_error(R"({"bytes":"abc"})", "/bytes");
+  expect_form_error(R"({"str-utf8sp":"ff"})", "/str-utf8sp");
+  expect_form_error(R"({"list":[],"tuple":[]})", "");
+  expect_form_error(R"({"list":[],"colour":"red"})", "/colour");
+  expect_form_error(R"({"ref":1,"id":2})", "");
+  expect_form_error(R"({"tuple":[{}]})", "/tuple/0");
+  expect_form_error(R"({"buffer":"00"})", "/readonly");
+  expect_form_error(R"({"global":["m"]})", "/global");
+  expect_form_error(R"({"object":{"callable":null}})", "/object");
+  expect_form_error(R"({"object":{"callable":null,"args":{"list":[]}}})", "/object/args");
+  expect_form_error(R"({"object":{"callable":null,"args":{"tuple":[]},"extra":1}})",
+                    "/object/extra");
+  expect_form_error(R"({"list":[{"list":{}}]})", "/list/0/list");
+}
+
+// A generated graph with sharing and cycles: JSON round trip is lossless and
+// canonical, and equality holds between independent copies.
+Node* random_graph(Graph& g, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Node*> containers;
+  auto pick = [&](std::uint32_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::function<Node*(int)> make = [&](int depth) -> Node* {
+    std::size_t choice = pick(depth > 3 ? 8 : 13);
+    if (!containers.empty() && pick(5) == 0)
+      return containers[pick(static_cast<std::uint32_t>(containers.size()))];
+    switch (choice) {
+      case 0: return g.none();
+      case 1: return g.boolean(pick(2) == 0);
+      case 2: return g.integer(static_cast<std::int64_t>(rng()) - (1 << 30));
+      case 3: return big_int(g, "-123456789012345678901234567890");
+      case 4: return g.floating(std::bit_cast<double>((std::uint64_t{rng()} << 32) | rng()));
+      case 5:
+        return g.str(pick(3) == 0 ? std::string("\xed\xb0\x80") : "s" + std::to_string(pick(3)));
+      case 6: return g.bytes(std::string(pick(4), '\x7f'));
+      case 7: return g.global("mod", "name" + std::to_string(pick(3)));
+      default: break;
+    }
+    Node* n = nullptr;
+    switch (choice) {
+      case 8: n = g.list(); break;
+      case 9: n = g.tuple(); break;
+      case 10: n = g.dict(); break;
+      case 11: n = g.frozenset(); break;
+      default: n = g.object(g.global("m", "f"), g.tuple()); break;
+    }
+    containers.push_back(n);
+    std::size_t count = pick(4);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (n->kind == Kind::Object) {
+        n->obj->listitems.push_back(make(depth + 1));
+        if (i == 0) n->obj->state = make(depth + 1);
+      } else if (n->kind == Kind::Dict) {
+        n->items.push_back(make(depth + 1));
+        n->items.push_back(make(depth + 1));
+      } else {
+        n->items.push_back(make(depth + 1));
+      }
+    }
+    return n;
+  };
+  g.root = make(0);
+  return g.root;
+}
+
+TEST(Json, RandomGraphsRoundTrip) {
+  for (std::uint32_t seed = 1; seed <= 300; ++seed) {
+    Graph g1;
+    Graph g2;
+    Node* a = random_graph(g1, seed);
+    Node* b = random_graph(g2, seed);
+    ASSERT_TRUE(equal(a, b)) << seed << ": " << why_not(a, b);
+    std::string text = to_json(a);
+    Graph g3;
+    Node* c = from_json(text, g3);
+    ASSERT_TRUE(equal(a, c)) << seed << ": " << why_not(a, c) << "\n" << text;
+    EXPECT_EQ(to_json(c), text);
+    Graph g4;
+    Node* d = from_json(to_json(a, true), g4);
+    EXPECT_EQ(to_json(d), text);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Values too deep or too shared for recursion
+
+TEST(Deep, HundredThousandNestedLists) {
+  constexpr int kDepth = 100000;
+  auto build = [](Graph& g) {
+    Node* n = g.list({g.integer(1)});
+    for (int i = 0; i < kDepth; ++i) n = g.list({n});
+    g.root = n;
+    return n;
+  };
+  std::string text;
+  {
+    Graph a;
+    Graph b;
+    Node* ra = build(a);
+    Node* rb = build(b);
+    EXPECT_TRUE(equal(ra, rb));
+    Node* leaf = rb;
+    while (leaf->items[0]->kind == Kind::List) leaf = leaf->items[0];
+    leaf->items[0] = b.integer(2);
+    Difference d;
+    EXPECT_FALSE(equal(ra, rb, &d));
+    EXPECT_EQ(d.reason, "int 1 != int 2");
+    EXPECT_EQ(d.path.size(), 4 + 3 * (kDepth + 1));
+    text = to_json(ra);
+    EXPECT_EQ(text.size(), (kDepth + 1) * std::string("{\"list\":[]}").size() + 1);
+    std::string pretty = to_json(ra, true);
+    EXPECT_LT(pretty.size(), 400u * (kDepth + 1));  // indentation is capped
+    Graph c;
+    Node* rc = from_json(text, c);
+    EXPECT_TRUE(equal(ra, rc));
+    Graph p;
+    EXPECT_TRUE(equal(ra, from_json(pretty, p)));
+  }  // all graphs destroyed here without recursion
+  SUCCEED();
+}
+
+TEST(Deep, NestedFrozensetsAndDicts) {
+  constexpr int kDepth = 50000;
+  Graph a;
+  Graph b;
+  auto build = [](Graph& g) {
+    Node* n = g.frozenset({g.integer(0)});
+    for (int i = 0; i < kDepth; ++i) {
+      n = i % 2 == 0 ? g.frozenset({g.str("k"), n}) : g.dict({g.str("k"), n});
+    }
+    return n;
+  };
+  Node* ra = build(a);
+  Node* rb = build(b);
+  EXPECT_TRUE(equal(ra, rb));
+  Graph c;
+  EXPECT_TRUE(equal(ra, from_json(to_json(ra), c)));
+}
+
+TEST(Deep, ExponentialSharingStaysLinear) {
+  // x0 = [], x(k+1) = [xk, xk]: the expanded value has 2**200 leaves.
+  constexpr int kLevels = 200;
+  auto build = [](Graph& g) {
+    Node* n = g.list();
+    for (int i = 0; i < kLevels; ++i) n = g.list({n, n});
+    return n;
+  };
+  Graph a;
+  Graph b;
+  Node* ra = build(a);
+  Node* rb = build(b);
+  EXPECT_TRUE(equal(ra, rb));
+  std::string text = to_json(ra);
+  EXPECT_LT(text.size(), 40u * kLevels);
+  EXPECT_EQ(text.substr(0, 18), "{\"list\":[{\"list\":[");
+  EXPECT_TRUE(text.ends_with("{\"ref\":2}],\"id\":1},{\"ref\":1}]}")) << text;
+  Graph c;
+  Node* rc = from_json(text, c);
+  EXPECT_EQ(c.size(), static_cast<std::size_t>(kLevels + 1));
+  EXPECT_TRUE(equal(ra, rc));
+  EXPECT_EQ(to_json(rc), text);
+  // Breaking one level's sharing is a sharing difference, not a hang.
+  Graph d;
+  Node* rd = build(d);
+  rd->items[1] = d.list({rd->items[1]->items[0], rd->items[1]->items[1]});
+  EXPECT_FALSE(equal(ra, rd));
+}
+
+// ---------------------------------------------------------------------------
+// The examples of docs/value-json.md, in the order they appear there.
+
+std::vector<std::string> doc_json_blocks() {
+  std::ifstream in(std::string(SERIALCHECK_SOURCE_DIR) + "/docs/value-json.md");
+  std::vector<std::string> blocks;
+  std::string line;
+  std::string current;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```json") {
+      inside = true;
+      current.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      blocks.push_back(current);
+    } else if (inside) {
+      if (!current.empty()) current.push_back('\n');
+      current += line;
+    }
+  }
+  return blocks;
+}
+
+std::vector<std::function<Node*(Graph&)>> doc_examples() {
+  std::vector<std::function<Node*(Graph&)>> ex;
+  // None, True, -7, 2**64
+  ex.push_back([](Graph& g) { return g.none(); });
+  ex.push_back([](Graph& g) { return g.boolean(true); });
+  ex.push_back([](Graph& g) { return g.integer(-7); });
+  ex.push_back([](Graph& g) { return big_int(g, "18446744073709551616"); });
+  // [1.5, -0.0, 1e16, 1e-05, float("inf"), float("nan")]
+  ex.push_back([](Graph& g) {
+    return g.list({g.floating(1.5), g.floating(-0.0), g.floating(1e16), g.floating(1e-5),
+                   g.floating(std::numeric_limits<double>::infinity()),
+                   g.floating(std::numeric_limits<double>::quiet_NaN())});
+  });
+  // a NaN with the sign bit set
+  ex.push_back([](Graph& g) { return g.floating(nan_with_bits(0xfff8000000000000)); });
+  // "héllo\n", "\ud800x"
+  ex.push_back([](Graph& g) { return g.str("h\xc3\xa9llo\n"); });
+  ex.push_back([](Graph& g) { return g.str("\xed\xa0\x80x"); });
+  // (b"\x00\xff", bytearray(b"hi"), PickleBuffer(b"abc"))
+  ex.push_back([](Graph& g) {
+    return g.tuple(
+        {g.bytes(std::string("\x00\xff", 2)), g.bytearray("hi"), g.pickle_buffer("abc", true)});
+  });
+  // {"a": 1, 2: [None]}
+  ex.push_back([](Graph& g) {
+    return g.dict({g.str("a"), g.integer(1), g.integer(2), g.list({g.none()})});
+  });
+  // {1, 2}, frozenset()
+  ex.push_back([](Graph& g) {
+    return g.list({g.set({g.integer(1), g.integer(2)}), g.frozenset()});
+  });
+  // collections.OrderedDict
+  ex.push_back([](Graph& g) { return g.global("collections", "OrderedDict"); });
+  // OrderedDict([("a", 1)]).__reduce_ex__(2)
+  ex.push_back([](Graph& g) {
+    Node* o = g.object(g.global("collections", "OrderedDict"), g.tuple());
+    o->obj->dictitems = {{g.str("a"), g.integer(1)}};
+    return o;
+  });
+  // Point(1, 2) via copyreg.__newobj__, with state
+  ex.push_back([](Graph& g) {
+    Node* o = g.object(g.global("copyreg", "__newobj__"), g.tuple({g.global("__main__", "Point")}));
+    o->obj->state = g.dict({g.str("x"), g.integer(1), g.str("y"), g.integer(2)});
+    return o;
+  });
+  // persistent id ("storage", 3)
+  ex.push_back([](Graph& g) { return g.persid(g.tuple({g.str("storage"), g.integer(3)})); });
+  // s = "shared"; [s, s, 10**30, 10**30 (same node)]
+  ex.push_back([](Graph& g) {
+    Node* s = g.str("shared");
+    Node* n = big_int(g, "1000000000000000000000000000000");
+    return g.list({s, s, n, n});
+  });
+  // l = []; l.append(l)
+  ex.push_back([](Graph& g) {
+    Node* l = g.list();
+    l->items.push_back(l);
+    return l;
+  });
+  // a = []; b = [a, a]; [b, b]
+  ex.push_back([](Graph& g) {
+    Node* a = g.list();
+    Node* b = g.list({a, a});
+    return g.list({b, b});
+  });
+  // pretty: {"name": "example", "values": [1, 2, 3], "nested": {"key": (1.5, b"\x01")}}
+  ex.push_back([](Graph& g) {
+    return g.dict({g.str("name"), g.str("example"), g.str("values"),
+                   g.list({g.integer(1), g.integer(2), g.integer(3)}), g.str("nested"),
+                   g.dict({g.str("key"), g.tuple({g.floating(1.5), g.bytes("\x01")})})});
+  });
+  return ex;
+}
+
+TEST(Json, DocumentExamples) {
+  std::vector<std::string> blocks = doc_json_blocks();
+  auto examples = doc_examples();
+  ASSERT_EQ(blocks.size(), examples.size()) << "docs/value-json.md and this test disagree";
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    Graph g;
+    Node* value = examples[i](g);
+    bool pretty = blocks[i].find('\n') != std::string::npos;
+    EXPECT_EQ(to_json(value, pretty), blocks[i]) << "example " << i + 1;
+    Graph back;
+    Node* parsed = nullptr;
+    ASSERT_NO_THROW(parsed = from_json(blocks[i], back)) << "example " << i + 1;
+    EXPECT_TRUE(equal(value, parsed)) << "example " << i + 1 << ": " << why_not(value, parsed);
+  }
+}
+
+}  // namespace
+}  // namespace serialcheck
+
+// Values that pass through real Python objects may gain or lose sharing of
+// immutable objects (CPython caches small strings); EqualOptions relaxes that
+// and only that.
+TEST(EqualOptionsTest, ImmutableSharingCanBeIgnoredButMutableSharingCannot) {
+  using namespace serialcheck;
+  Graph g1;
+  Node* s = g1.str("a");
+  Node* shared_str = g1.list({s, s});
+  Graph g2;
+  Node* separate_str = g2.list({g2.str("a"), g2.str("a")});
+  EXPECT_FALSE(equal(shared_str, separate_str));
+  EqualOptions loose;
+  loose.immutable_sharing = false;
+  EXPECT_TRUE(equal(shared_str, separate_str, loose));
+  EXPECT_TRUE(equal(separate_str, shared_str, loose));
+
+  Graph g3;
+  Node* inner = g3.list();
+  Node* shared_list = g3.list({inner, inner});
+  Graph g4;
+  Node* separate_list = g4.list({g4.list(), g4.list()});
+  Difference why;
+  EXPECT_FALSE(equal(shared_list, separate_list, loose, &why));
+  EXPECT_NE(why.reason.find("sharing differs"), std::string::npos) << why.reason;
+
+  // A tuple inside a cycle through a list still terminates and compares.
+  Graph g5;
+  Node* l5 = g5.list();
+  l5->items.push_back(g5.tuple({l5, g5.str("x")}));
+  Graph g6;
+  Node* l6 = g6.list();
+  l6->items.push_back(g6.tuple({l6, g6.str("x")}));
+  EXPECT_TRUE(equal(l5, l6, loose));
+  l6->items[0]->items[1] = g6.str("y");
+  EXPECT_FALSE(equal(l5, l6, loose));
+}
