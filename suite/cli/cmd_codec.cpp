@@ -10,6 +10,7 @@
 #include "reference/pickle/disasm.h"
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
+#include "reference/pickle/opcodes.h"
 #include "reference/value/json.h"
 #include "suite/cli/commands.h"
 
@@ -59,6 +60,7 @@ void add_decode(CLI::App& app, Action& action) {
     std::vector<std::string> buffers;
     int max_protocol = pickle::kHighestProtocol;
     bool pretty = false;
+    pickle::Limits limits;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "Pickle file ('-' for stdin)")->required();
@@ -68,6 +70,19 @@ void add_decode(CLI::App& app, Action& action) {
                   "Act as a loader that knows protocols up to N")
       ->check(CLI::Range(0, pickle::kHighestProtocol));
   cmd->add_flag("--pretty", o->pretty, "Indent the JSON");
+  cmd->add_option("--max-depth", o->limits.max_depth, "Limit: containers open at once")
+      ->capture_default_str();
+  cmd->add_option("--max-memo", o->limits.max_memo, "Limit: memo entries and largest memo key")
+      ->capture_default_str();
+  cmd->add_option("--alloc-per-byte", o->limits.alloc_per_input_byte,
+                  "Limit: bytes the decoder may allocate per input byte")
+      ->capture_default_str();
+  cmd->add_option("--alloc-constant", o->limits.alloc_constant,
+                  "Limit: bytes the decoder may allocate beyond the per-byte allowance")
+      ->capture_default_str();
+  cmd->footer("Errors print one line: the error kind, the byte offset and what was wrong.\n"
+              "Limits are documented in docs/cli.md; the defaults accept every pickle the\n"
+              "C pickler writes for ordinary data.");
   cmd->callback([&action, o] {
     action = [o] {
       std::string data = read_input(o->file);
@@ -81,6 +96,7 @@ void add_decode(CLI::App& app, Action& action) {
       pickle::DecodeOptions options;
       options.max_protocol = o->max_protocol;
       options.buffers = views;
+      options.limits = o->limits;
       Graph graph;
       try {
         auto result = pickle::decode(as_bytes(data), graph, options);

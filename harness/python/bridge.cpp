@@ -1,0 +1,736 @@
+#define PY_SSIZE_T_CLEAN
+#include "harness/python/bridge.h"
+
+#include <Python.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "harness/subjects/subject.h"
+
+namespace serialcheck::python {
+namespace {
+
+[[noreturn]] void bridge_error(std::string message) {
+  throw SubjectError("BridgeError", std::move(message));
+}
+
+void check_rc(int rc) {
+  if (rc < 0) throw_python_error();
+}
+
+PyRef str_from_payload(std::string_view utf8) {
+  return check(
+      PyUnicode_DecodeUTF8(utf8.data(), static_cast<Py_ssize_t>(utf8.size()), "surrogatepass"));
+}
+
+std::string bytes_of(PyObject* bytes) {
+  return std::string(PyBytes_AS_STRING(bytes), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes)));
+}
+
+std::string payload_of_str(PyObject* str) {
+  PyRef encoded = check(PyUnicode_AsEncodedString(str, "utf-8", "surrogatepass"));
+  return bytes_of(encoded.get());
+}
+
+// The getattr walk of pickle's _getattribute: no "<locals>" step.
+PyRef walk_qualname(PyRef object, std::string_view qualname) {
+  std::size_t start = 0;
+  while (true) {
+    std::size_t dot = qualname.find('.', start);
+    std::string_view part = qualname.substr(
+        start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part == "<locals>") {
+      throw SubjectError("AttributeError", "Can't get local attribute '" + std::string(qualname) +
+                                               "' on " + str_of(object.get()));
+    }
+    object = get_attr(object.get(), part);
+    if (dot == std::string_view::npos) return object;
+    start = dot + 1;
+  }
+}
+
+// _compat_pickle's Python 2 -> 3 renames, as find_class applies them.
+std::optional<std::pair<std::string, std::string>> compat_name(std::string_view module,
+                                                               std::string_view qualname) {
+  PyRef compat = import_module("_compat_pickle");
+  PyRef key = check(Py_BuildValue("(s#s#)", module.data(), static_cast<Py_ssize_t>(module.size()),
+                                  qualname.data(), static_cast<Py_ssize_t>(qualname.size())));
+  PyRef names = get_attr(compat.get(), "NAME_MAPPING");
+  PyObject* hit = PyDict_GetItemWithError(names.get(), key.get());  // borrowed
+  if (hit == nullptr && PyErr_Occurred()) throw_python_error();
+  if (hit != nullptr && PyTuple_Check(hit) && PyTuple_GET_SIZE(hit) == 2) {
+    return std::make_pair(payload_of_str(PyTuple_GET_ITEM(hit, 0)),
+                          payload_of_str(PyTuple_GET_ITEM(hit, 1)));
+  }
+  PyRef modules = get_attr(compat.get(), "IMPORT_MAPPING");
+  PyRef module_key = make_str(module);
+  hit = PyDict_GetItemWithError(modules.get(), module_key.get());
+  if (hit == nullptr && PyErr_Occurred()) throw_python_error();
+  if (hit != nullptr && PyUnicode_Check(hit)) {
+    return std::make_pair(payload_of_str(hit), std::string(qualname));
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Value -> Python. A depth-first walk in the order pickle saves a value, so
+// objects are made in the order pickle's loader makes them.
+
+class Builder {
+ public:
+  PyRef build(const Node* root) {
+    visit(root);
+    while (!stack_.empty()) {
+      Task& top = stack_.back();
+      const Node* next = child(top, top.next);
+      if (next != nullptr) {
+        ++top.next;
+        if (made(next) == nullptr) visit(next);  // may grow stack_: `top` is stale now
+        continue;
+      }
+      Task done = stack_.back();
+      pop();
+      finish(done);
+    }
+    PyObject* result = made(root);
+    return PyRef::borrow(result);
+  }
+
+ private:
+  // Make: a tuple or frozenset waits for its items. Create: an object waits
+  // for its callable and args. The other steps run on an object that exists.
+  enum class Step : std::uint8_t { Make, Fill, Create, ListItems, DictItems, State };
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+  struct Task {
+    const Node* node;
+    Step step;
+    std::size_t next = 0;
+    std::size_t fills = 0;           // Fill-like tasks at or below this one
+    std::size_t prev_entry = kNone;  // Make/Create: the previous entry of this node
+  };
+
+  static bool fills_like(Step s) { return s != Step::Make && s != Step::Create; }
+
+  PyObject* made(const Node* n) const {
+    auto it = made_.find(n);
+    return it == made_.end() ? nullptr : it->second.get();
+  }
+
+  void push(const Node* n, Step step) {
+    Task t{n, step};
+    t.fills = (stack_.empty() ? 0 : stack_.back().fills) + (fills_like(step) ? 1 : 0);
+    if (!fills_like(step)) {
+      auto [it, inserted] = entry_.try_emplace(n, stack_.size());
+      if (!inserted) {
+        t.prev_entry = it->second;
+        it->second = stack_.size();
+      }
+    }
+    stack_.push_back(t);
+  }
+
+  void pop() {
+    const Task& t = stack_.back();
+    if (!fills_like(t.step)) {
+      if (t.prev_entry == kNone) {
+        entry_.erase(t.node);
+      } else {
+        entry_[t.node] = t.prev_entry;
+      }
+    }
+    stack_.pop_back();
+  }
+
+  void keep(const Node* n, PyRef object) { made_.emplace(n, std::move(object)); }
+
+  // Starts making `n` (which is not made yet).
+  void visit(const Node* n) {
+    switch (n->kind) {
+      case Kind::None: keep(n, PyRef::borrow(Py_None)); return;
+      case Kind::Bool: keep(n, PyRef::borrow(n->flag ? Py_True : Py_False)); return;
+      case Kind::Int: keep(n, make_int(n)); return;
+      case Kind::Float: keep(n, check(PyFloat_FromDouble(n->f))); return;
+      case Kind::Str: keep(n, str_from_payload(n->payload())); return;
+      case Kind::Bytes: {
+        auto p = n->payload();
+        keep(n, check(PyBytes_FromStringAndSize(p.data(), static_cast<Py_ssize_t>(p.size()))));
+        return;
+      }
+      case Kind::ByteArray: {
+        auto p = n->payload();
+        keep(n, check(PyByteArray_FromStringAndSize(p.data(), static_cast<Py_ssize_t>(p.size()))));
+        return;
+      }
+      case Kind::Global: keep(n, resolve_global(n->payload(), n->name)); return;
+      case Kind::PickleBuffer: keep(n, make_pickle_buffer(n)); return;
+      case Kind::PersId:
+        bridge_error(
+            "a persistent id has no Python object: only a Pickler subclass's "
+            "persistent_load knows what it stands for");
+      case Kind::List:
+        keep(n, check(PyList_New(0)));
+        push(n, Step::Fill);
+        return;
+      case Kind::Dict:
+        keep(n, check(PyDict_New()));
+        push(n, Step::Fill);
+        return;
+      case Kind::Set:
+        keep(n, check(PySet_New(nullptr)));
+        push(n, Step::Fill);
+        return;
+      case Kind::Object:
+        if (n->obj == nullptr) bridge_error("an object node has no reduce parts");
+        enter(n);
+        return;
+      case Kind::Tuple:
+      case Kind::FrozenSet: enter(n); return;
+    }
+    bridge_error("unknown value kind " + std::to_string(static_cast<int>(n->kind)));
+  }
+
+  // Making an immutable (or a reduced object) that may already be in the
+  // making further down the stack: that is allowed, as in pickle, only when a
+  // mutable object made since then breaks the cycle.
+  void enter(const Node* n) {
+    auto it = entry_.find(n);
+    if (it != entry_.end() && stack_.back().fills == stack_[it->second].fills) {
+      bridge_error(std::string("a ") + std::string(kind_name(n->kind)) +
+                   " contains itself through immutable objects only; Python cannot build that");
+    }
+    push(n, n->kind == Kind::Object ? Step::Create : Step::Make);
+  }
+
+  static const Node* pair_item(const std::vector<std::pair<Node*, Node*>>& pairs, std::size_t i) {
+    return i % 2 == 0 ? pairs[i / 2].first : pairs[i / 2].second;
+  }
+
+  // The i-th part `t` waits for, or null when it has them all.
+  const Node* child(const Task& t, std::size_t i) const {
+    const Node* n = t.node;
+    switch (t.step) {
+      case Step::Make:
+      case Step::Fill: return i < n->items.size() ? n->items[i] : nullptr;
+      case Step::Create: {
+        const Node* parts[] = {n->obj->callable, n->obj->args};
+        while (i < 2 && parts[i] == nullptr) ++i;  // reported missing in finish()
+        return i < 2 ? parts[i] : nullptr;
+      }
+      case Step::ListItems: return i < n->obj->listitems.size() ? n->obj->listitems[i] : nullptr;
+      case Step::DictItems:
+        return i < 2 * n->obj->dictitems.size() ? pair_item(n->obj->dictitems, i) : nullptr;
+      case Step::State: {
+        // The state first, then the setter (the order pickle saves them in).
+        const Node* parts[] = {n->obj->state, n->obj->state_setter};
+        while (i < 2 && parts[i] == nullptr) ++i;
+        return i < 2 ? parts[i] : nullptr;
+      }
+    }
+    return nullptr;
+  }
+
+  PyObject* part(const Node* n) const {
+    PyObject* o = made(n);
+    if (o == nullptr) bridge_error("internal: a part was not made before its container");
+    return o;
+  }
+
+  void finish(const Task& t) {
+    const Node* n = t.node;
+    switch (t.step) {
+      case Step::Fill: fill(n); return;
+      case Step::Make:
+        if (made(n) != nullptr) return;  // a nested entry made it already
+        make_immutable(n);
+        return;
+      case Step::Create:
+        if (made(n) != nullptr) return;
+        keep(n, create_object(n));
+        push(n, Step::ListItems);
+        return;
+      case Step::ListItems:
+        apply_listitems(n);
+        push(n, Step::DictItems);
+        return;
+      case Step::DictItems:
+        apply_dictitems(n);
+        push(n, Step::State);
+        return;
+      case Step::State: apply_state(n); return;
+    }
+  }
+
+  void fill(const Node* n) {
+    PyObject* target = made(n);
+    if (n->kind == Kind::List) {
+      for (const Node* item : n->items) check_rc(PyList_Append(target, part(item)));
+    } else if (n->kind == Kind::Set) {
+      for (const Node* item : n->items) check_rc(PySet_Add(target, part(item)));
+    } else {
+      if (n->items.size() % 2 != 0) bridge_error("a dict node has an odd number of items");
+      for (std::size_t i = 0; i < n->items.size(); i += 2) {
+        check_rc(PyDict_SetItem(target, part(n->items[i]), part(n->items[i + 1])));
+      }
+    }
+  }
+
+  void make_immutable(const Node* n) {
+    PyRef tuple = check(PyTuple_New(static_cast<Py_ssize_t>(n->items.size())));
+    for (std::size_t i = 0; i < n->items.size(); ++i) {
+      PyObject* item = part(n->items[i]);
+      Py_INCREF(item);
+      PyTuple_SET_ITEM(tuple.get(), static_cast<Py_ssize_t>(i), item);
+    }
+    if (n->kind == Kind::Tuple) {
+      keep(n, std::move(tuple));
+    } else {
+      keep(n, check(PyFrozenSet_New(tuple.get())));
+    }
+  }
+
+  static PyRef make_int(const Node* n) {
+    if (!n->big) return check(PyLong_FromLongLong(n->small));
+    auto p = n->payload();
+    return check(_PyLong_FromByteArray(reinterpret_cast<const unsigned char*>(p.data()), p.size(),
+                                       /*little_endian=*/1, /*is_signed=*/1));
+  }
+
+  static PyRef make_pickle_buffer(const Node* n) {
+    auto p = n->payload();
+    auto size = static_cast<Py_ssize_t>(p.size());
+    PyRef base = n->flag ? check(PyBytes_FromStringAndSize(p.data(), size))
+                         : check(PyByteArray_FromStringAndSize(p.data(), size));
+    return check(PyPickleBuffer_FromObject(base.get()));
+  }
+
+  PyObject* copyreg_function(bool ex) {
+    PyRef& slot = ex ? newobj_ex_ : newobj_;
+    if (!slot) slot = get_attr(import_module("copyreg").get(), ex ? "__newobj_ex__" : "__newobj__");
+    return slot.get();
+  }
+
+  // callable(*args), with copyreg's NEWOBJ forms called as pickle's loader
+  // does: cls.__new__(cls, *args[, **kwargs]).
+  PyRef create_object(const Node* n) {
+    if (n->obj->callable == nullptr) bridge_error("an object node has no callable");
+    PyObject* callable = part(n->obj->callable);
+    PyRef args =
+        n->obj->args == nullptr ? check(PyTuple_New(0)) : PyRef::borrow(part(n->obj->args));
+    if (!PyTuple_Check(args.get())) {
+      bridge_error("the args of an object must be a tuple, not " + type_name(args.get()));
+    }
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args.get());
+    if (callable == copyreg_function(false)) {
+      if (nargs < 1) bridge_error("copyreg.__newobj__ needs a class as its first argument");
+      PyObject* cls = PyTuple_GET_ITEM(args.get(), 0);
+      if (!PyType_Check(cls)) bridge_error("NEWOBJ class argument isn't a type: " + str_of(cls));
+      PyRef new_method = get_attr(cls, "__new__");
+      return check(PyObject_Call(new_method.get(), args.get(), nullptr));
+    }
+    if (callable == copyreg_function(true)) {
+      if (nargs != 3) bridge_error("copyreg.__newobj_ex__ takes (cls, args, kwargs)");
+      PyObject* cls = PyTuple_GET_ITEM(args.get(), 0);
+      PyObject* cls_args = PyTuple_GET_ITEM(args.get(), 1);
+      PyObject* kwargs = PyTuple_GET_ITEM(args.get(), 2);
+      if (!PyType_Check(cls)) bridge_error("NEWOBJ_EX class argument isn't a type: " + str_of(cls));
+      if (!PyTuple_Check(cls_args)) bridge_error("NEWOBJ_EX args argument isn't a tuple");
+      if (!PyDict_Check(kwargs)) bridge_error("NEWOBJ_EX kwargs argument isn't a dict");
+      PyRef full = check(PyTuple_New(PyTuple_GET_SIZE(cls_args) + 1));
+      Py_INCREF(cls);
+      PyTuple_SET_ITEM(full.get(), 0, cls);
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cls_args); ++i) {
+        PyObject* item = PyTuple_GET_ITEM(cls_args, i);
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(full.get(), i + 1, item);
+      }
+      PyRef new_method = get_attr(cls, "__new__");
+      return check(PyObject_Call(new_method.get(), full.get(), kwargs));
+    }
+    return check(PyObject_Call(callable, args.get(), nullptr));
+  }
+
+  // APPENDS: extend() when the object has it, append() one by one otherwise.
+  void apply_listitems(const Node* n) {
+    const auto& items = n->obj->listitems;
+    if (items.empty()) return;
+    PyObject* target = made(n);
+    PyObject* extend = PyObject_GetAttrString(target, "extend");
+    if (extend != nullptr) {
+      PyRef owned_extend = PyRef::steal(extend);
+      PyRef list = check(PyList_New(0));
+      for (const Node* item : items) check_rc(PyList_Append(list.get(), part(item)));
+      check(PyObject_CallOneArg(extend, list.get()));
+      return;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw_python_error();
+    PyErr_Clear();
+    PyRef append = get_attr(target, "append");
+    for (const Node* item : items) check(PyObject_CallOneArg(append.get(), part(item)));
+  }
+
+  void apply_dictitems(const Node* n) {
+    PyObject* target = made(n);
+    for (const auto& [key, value] : n->obj->dictitems) {
+      check_rc(PyObject_SetItem(target, part(key), part(value)));
+    }
+  }
+
+  // BUILD as pickle's load_build does it, or state_setter(obj, state).
+  void apply_state(const Node* n) {
+    if (n->obj->state == nullptr) return;
+    PyObject* inst = made(n);
+    PyObject* state = part(n->obj->state);
+    if (n->obj->state_setter != nullptr) {
+      check(PyObject_CallFunctionObjArgs(part(n->obj->state_setter), inst, state, nullptr));
+      return;
+    }
+    PyObject* setstate = PyObject_GetAttrString(inst, "__setstate__");
+    if (setstate != nullptr) {
+      PyRef owned = PyRef::steal(setstate);
+      check(PyObject_CallOneArg(setstate, state));
+      return;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw_python_error();
+    PyErr_Clear();
+    PyObject* slotstate = nullptr;
+    if (PyTuple_Check(state) && PyTuple_GET_SIZE(state) == 2) {
+      slotstate = PyTuple_GET_ITEM(state, 1);
+      state = PyTuple_GET_ITEM(state, 0);
+    }
+    int truth = PyObject_IsTrue(state);
+    check_rc(truth);
+    if (truth) {
+      PyRef inst_dict = get_attr(inst, "__dict__");
+      PyRef items = check(PyMapping_Items(state));
+      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items.get()); ++i) {
+        PyObject* pair = PyList_GET_ITEM(items.get(), i);
+        PyRef key = PyRef::borrow(PyTuple_GET_ITEM(pair, 0));
+        if (PyUnicode_CheckExact(key.get())) {
+          PyObject* interned = key.release();
+          PyUnicode_InternInPlace(&interned);
+          key = PyRef::steal(interned);
+        }
+        check_rc(PyObject_SetItem(inst_dict.get(), key.get(), PyTuple_GET_ITEM(pair, 1)));
+      }
+    }
+    if (slotstate != nullptr) {
+      truth = PyObject_IsTrue(slotstate);
+      check_rc(truth);
+      if (!truth) return;
+      PyRef items = check(PyMapping_Items(slotstate));
+      for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items.get()); ++i) {
+        PyObject* pair = PyList_GET_ITEM(items.get(), i);
+        check_rc(PyObject_SetAttr(inst, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)));
+      }
+    }
+  }
+
+  std::unordered_map<const Node*, PyRef> made_;
+  std::unordered_map<const Node*, std::size_t> entry_;  // latest Make/Create task of a node
+  std::vector<Task> stack_;
+  PyRef newobj_;
+  PyRef newobj_ex_;
+};
+
+// ---------------------------------------------------------------------------
+// Python -> Value. Nodes are made as shells when first seen and filled from a
+// work stack, so cycles need no special care.
+
+class Describer {
+ public:
+  Describer(Graph& graph, const BridgeOptions& options) : graph_(graph), options_(options) {}
+
+  Node* describe(PyObject* root) {
+    Node* result = node_for(root);
+    while (!work_.empty()) {
+      Work w = std::move(work_.back());
+      work_.pop_back();
+      fill(w);
+    }
+    return result;
+  }
+
+ private:
+  struct Work {
+    PyObject* object;
+    Node* node;
+    PyRef reduced;  // Object: what reduce returned
+  };
+
+  Node* remember(PyObject* o, Node* n) {
+    // Everything in seen_ stays alive until the end, so no id is reused.
+    alive_.push_back(PyRef::borrow(o));
+    seen_.emplace(o, n);
+    return n;
+  }
+
+  Node* shell(PyObject* o, Kind kind, PyRef reduced = {}) {
+    Node* n = kind == Kind::Object ? graph_.object(nullptr, nullptr) : graph_.make(kind);
+    remember(o, n);
+    work_.push_back(Work{o, n, std::move(reduced)});
+    return n;
+  }
+
+  Node* node_for(PyObject* o) {
+    auto it = seen_.find(o);
+    if (it != seen_.end()) return it->second;
+    if (o == Py_None) return remember(o, graph_.none());
+    if (PyBool_Check(o)) return remember(o, graph_.boolean(o == Py_True));
+    if (PyLong_CheckExact(o)) return remember(o, describe_int(o));
+    if (PyFloat_CheckExact(o)) return remember(o, graph_.floating(PyFloat_AS_DOUBLE(o)));
+    if (PyUnicode_CheckExact(o)) return remember(o, graph_.str(payload_of_str(o)));
+    if (PyBytes_CheckExact(o)) return remember(o, graph_.bytes(bytes_of(o)));
+    if (PyByteArray_CheckExact(o)) {
+      return remember(
+          o, graph_.bytearray(std::string(PyByteArray_AS_STRING(o),
+                                          static_cast<std::size_t>(PyByteArray_GET_SIZE(o)))));
+    }
+    if (PyList_CheckExact(o)) return shell(o, Kind::List);
+    if (PyTuple_CheckExact(o)) return shell(o, Kind::Tuple);
+    if (PyDict_CheckExact(o)) return shell(o, Kind::Dict);
+    if (Py_IS_TYPE(o, &PySet_Type)) return shell(o, Kind::Set);
+    if (PyFrozenSet_CheckExact(o)) return shell(o, Kind::FrozenSet);
+    if (PyPickleBuffer_Check(o)) return remember(o, describe_pickle_buffer(o));
+    if (PyFunction_Check(o)) return remember(o, describe_global(o, nullptr));
+    if (PyType_Check(o)) {
+      // pickle's save_type: the types of the three singletons reduce to
+      // type(singleton); every other class is a global.
+      if (o == reinterpret_cast<PyObject*>(Py_TYPE(Py_None)) ||
+          o == reinterpret_cast<PyObject*>(Py_TYPE(Py_NotImplemented)) ||
+          o == reinterpret_cast<PyObject*>(Py_TYPE(Py_Ellipsis))) {
+        PyObject* instance = o == reinterpret_cast<PyObject*>(Py_TYPE(Py_None)) ? Py_None
+                             : o == reinterpret_cast<PyObject*>(Py_TYPE(Py_NotImplemented))
+                                 ? Py_NotImplemented
+                                 : Py_Ellipsis;
+        PyRef reduced = check(Py_BuildValue("(O(O))", &PyType_Type, instance));
+        return shell(o, Kind::Object, std::move(reduced));
+      }
+      return remember(o, describe_global(o, nullptr));
+    }
+    PyRef reduced = reduce(o);
+    if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));
+    if (!PyTuple_Check(reduced.get())) {
+      bridge_error("reducing a " + type_name(o) + " object must give a string or a tuple, not " +
+                   type_name(reduced.get()));
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(reduced.get());
+    if (size < 2 || size > 6) {
+      bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
+    }
+    return shell(o, Kind::Object, std::move(reduced));
+  }
+
+  // copyreg.dispatch_table first, then __reduce_ex__(protocol), then
+  // __reduce__(): the order pickle looks in.
+  PyRef reduce(PyObject* o) {
+    if (!dispatch_table_)
+      dispatch_table_ = get_attr(import_module("copyreg").get(), "dispatch_table");
+    PyObject* reducer =
+        PyDict_GetItemWithError(dispatch_table_.get(), reinterpret_cast<PyObject*>(Py_TYPE(o)));
+    if (reducer != nullptr) return check(PyObject_CallOneArg(reducer, o));
+    if (PyErr_Occurred()) throw_python_error();
+    PyObject* reduce_ex = PyObject_GetAttrString(o, "__reduce_ex__");
+    if (reduce_ex != nullptr) {
+      PyRef owned = PyRef::steal(reduce_ex);
+      return check(PyObject_CallFunction(reduce_ex, "i", options_.protocol));
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw_python_error();
+    PyErr_Clear();
+    PyRef reduce_method = get_attr(o, "__reduce__");
+    return check(PyObject_CallNoArgs(reduce_method.get()));
+  }
+
+  Node* describe_int(PyObject* o) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) throw_python_error();
+    if (overflow == 0) return graph_.integer(v);
+    std::size_t bits = _PyLong_NumBits(o);
+    if (bits == static_cast<std::size_t>(-1) && PyErr_Occurred()) throw_python_error();
+    std::string le(bits / 8 + 1, '\0');  // room for the sign bit
+    check_rc(_PyLong_AsByteArray(reinterpret_cast<PyLongObject*>(o),
+                                 reinterpret_cast<unsigned char*>(le.data()), le.size(),
+                                 /*little_endian=*/1, /*is_signed=*/1));
+    return graph_.integer_le(le);
+  }
+
+  Node* describe_pickle_buffer(PyObject* o) {
+    const Py_buffer* view = PyPickleBuffer_GetBuffer(o);
+    if (view == nullptr) throw_python_error();
+    std::string data(static_cast<std::size_t>(view->len), '\0');
+    if (PyBuffer_IsContiguous(view, 'C')) {
+      if (view->len > 0) data.assign(static_cast<const char*>(view->buf), data.size());
+    } else {
+      check_rc(PyBuffer_ToContiguous(data.data(), view, view->len, 'C'));
+    }
+    return graph_.pickle_buffer(std::move(data), view->readonly != 0);
+  }
+
+  // pickle's save_global: the name is `name` or the object's __qualname__
+  // (__name__), the module is whichmodule()'s answer, and the pair must lead
+  // back to this very object.
+  Node* describe_global(PyObject* o, PyObject* name) {
+    PyRef qualname;
+    if (name != nullptr) {
+      qualname = PyRef::borrow(name);
+    } else {
+      PyObject* q = PyObject_GetAttrString(o, "__qualname__");
+      if (q == nullptr) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw_python_error();
+        PyErr_Clear();
+        q = PyObject_GetAttrString(o, "__name__");
+        if (q == nullptr) throw_python_error();
+      }
+      qualname = PyRef::steal(q);
+    }
+    if (!whichmodule_) whichmodule_ = get_attr(import_module("pickle").get(), "whichmodule");
+    PyRef module =
+        check(PyObject_CallFunctionObjArgs(whichmodule_.get(), o, qualname.get(), nullptr));
+    if (!PyUnicode_Check(module.get()) || !PyUnicode_Check(qualname.get())) {
+      bridge_error("the module and name of a " + type_name(o) + " object are not strings");
+    }
+    std::string module_text = payload_of_str(module.get());
+    std::string name_text = payload_of_str(qualname.get());
+    PyRef found;
+    try {
+      found = walk_qualname(import_module(module_text), name_text);
+    } catch (const SubjectError&) {
+      bridge_error("Can't describe " + str_of(o) + ": it's not found as " + module_text + "." +
+                   name_text);
+    }
+    if (found.get() != o) {
+      bridge_error("Can't describe " + str_of(o) + ": it's not the same object as " + module_text +
+                   "." + name_text);
+    }
+    return graph_.global(std::move(module_text), std::move(name_text));
+  }
+
+  void fill(Work& w) {
+    Node* n = w.node;
+    switch (n->kind) {
+      case Kind::List: {
+        PyRef copy = check(PyList_GetSlice(w.object, 0, PyList_GET_SIZE(w.object)));
+        add_items(n, copy.get());
+        return;
+      }
+      case Kind::Tuple: add_items(n, w.object); return;
+      case Kind::Set:
+      case Kind::FrozenSet: {
+        PyRef copy = check(PySequence_List(w.object));
+        add_items(n, copy.get());
+        return;
+      }
+      case Kind::Dict: {
+        PyRef pairs = check(PyDict_Items(w.object));
+        Py_ssize_t size = PyList_GET_SIZE(pairs.get());
+        n->items.reserve(2 * static_cast<std::size_t>(size));
+        for (Py_ssize_t i = 0; i < size; ++i) {
+          PyObject* pair = PyList_GET_ITEM(pairs.get(), i);
+          n->items.push_back(node_for(PyTuple_GET_ITEM(pair, 0)));
+          n->items.push_back(node_for(PyTuple_GET_ITEM(pair, 1)));
+        }
+        return;
+      }
+      case Kind::Object: fill_object(n, w.reduced.get()); return;
+      default: return;
+    }
+  }
+
+  // `sequence` is a list or a tuple that stays alive while this runs.
+  void add_items(Node* n, PyObject* sequence) {
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(sequence);
+    PyObject** items = PySequence_Fast_ITEMS(sequence);
+    n->items.reserve(static_cast<std::size_t>(size));
+    for (Py_ssize_t i = 0; i < size; ++i) n->items.push_back(node_for(items[i]));
+  }
+
+  static PyObject* optional_item(PyObject* tuple, Py_ssize_t i) {
+    if (PyTuple_GET_SIZE(tuple) <= i) return nullptr;
+    PyObject* item = PyTuple_GET_ITEM(tuple, i);
+    return item == Py_None ? nullptr : item;
+  }
+
+  // `reduced` is (callable, args[, state[, listitems[, dictitems[, state_setter]]]]).
+  void fill_object(Node* n, PyObject* reduced) {
+    alive_.push_back(PyRef::borrow(reduced));
+    PyObject* callable = PyTuple_GET_ITEM(reduced, 0);
+    PyObject* args = PyTuple_GET_ITEM(reduced, 1);
+    if (!PyCallable_Check(callable)) {
+      bridge_error("the first item of a reduce must be callable, not " + type_name(callable));
+    }
+    if (!PyTuple_Check(args)) {
+      bridge_error("the second item of a reduce must be a tuple, not " + type_name(args));
+    }
+    ObjectParts& parts = *n->obj;
+    parts.callable = node_for(callable);
+    parts.args = node_for(args);
+    if (PyObject* state = optional_item(reduced, 2)) parts.state = node_for(state);
+    if (PyObject* listitems = optional_item(reduced, 3)) {
+      PyRef items = drain(listitems);
+      Py_ssize_t size = PyList_GET_SIZE(items.get());
+      for (Py_ssize_t i = 0; i < size; ++i) {
+        parts.listitems.push_back(node_for(PyList_GET_ITEM(items.get(), i)));
+      }
+    }
+    if (PyObject* dictitems = optional_item(reduced, 4)) {
+      PyRef items = drain(dictitems);
+      Py_ssize_t size = PyList_GET_SIZE(items.get());
+      for (Py_ssize_t i = 0; i < size; ++i) {
+        PyObject* pair = PyList_GET_ITEM(items.get(), i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+          bridge_error("dictitems must yield (key, value) pairs");
+        }
+        parts.dictitems.emplace_back(node_for(PyTuple_GET_ITEM(pair, 0)),
+                                     node_for(PyTuple_GET_ITEM(pair, 1)));
+      }
+    }
+    if (PyObject* setter = optional_item(reduced, 5)) parts.state_setter = node_for(setter);
+  }
+
+  // An iterator's items as a list that stays alive to the end (they may be
+  // temporaries whose ids would otherwise be reused).
+  PyRef drain(PyObject* iterable) {
+    PyRef items = check(PySequence_List(iterable));
+    alive_.push_back(items);
+    return items;
+  }
+
+  Graph& graph_;
+  BridgeOptions options_;
+  std::unordered_map<PyObject*, Node*> seen_;
+  std::vector<PyRef> alive_;
+  std::vector<Work> work_;
+  PyRef dispatch_table_;
+  PyRef whichmodule_;
+};
+
+}  // namespace
+
+PyRef resolve_global(std::string_view module, std::string_view qualname) {
+  try {
+    return walk_qualname(import_module(module), qualname);
+  } catch (const SubjectError&) {
+    auto renamed = compat_name(module, qualname);
+    if (!renamed) throw;
+    return walk_qualname(import_module(renamed->first), renamed->second);
+  }
+}
+
+PyRef to_python(const Node* value, const BridgeOptions& /*options*/) {
+  if (value == nullptr) bridge_error("no value (null node)");
+  return Builder().build(value);
+}
+
+Node* from_python(PyObject* object, Graph& graph, const BridgeOptions& options) {
+  if (object == nullptr) bridge_error("no object (null PyObject)");
+  return Describer(graph, options).describe(object);
+}
+
+}  // namespace serialcheck::python
