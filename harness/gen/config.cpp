@@ -1,0 +1,26 @@
+#include "harness/gen/config.h"
+
+namespace serialcheck::gen {
+
+GenConfig default_config() {
+  return GenConfig{};
+}
+
+GenConfig python_safe_config() {
+  GenConfig c;
+  c.allow_persid = false;
+  c.allow_objects = false;
+  c.allow_state_setter = false;
+  c.real_globals_only = true;
+  return c;
+}
+
+GenConfig small_config() {
+  GenConfig c;
+  c.max_depth = 2;
+  c.max_items = 3;
+  c.allow_large = false;
+  return c;
+}
+
+}  // namespace serialcheck::gen

@@ -1,0 +1,91 @@
+#include "harness/gen/text.h"
+
+#include <cstdint>
+
+#include "harness/gen/choice.h"
+#include "reference/pickle/text.h"
+
+namespace serialcheck::gen {
+
+namespace {
+
+rc::Gen<char32_t> codePointIn(char32_t lo, char32_t hi) {  // [lo, hi]
+  return rc::gen::cast<char32_t>(rc::gen::resize(100, rc::gen::inRange<std::uint32_t>(lo, hi + 1)));
+}
+
+rc::Gen<char32_t> bmpNoSurrogate() {
+  return rc::gen::map(codePointIn(0, 0xFFFF - 0x800),
+                      [](char32_t c) { return c < 0xD800 ? c : static_cast<char32_t>(c + 0x800); });
+}
+
+rc::Gen<std::u32string> stringOf(rc::Gen<char32_t> c) {
+  auto shortLen = rc::gen::container<std::u32string>(c);
+  auto longLen = rc::gen::mapcat(rc::gen::resize(100, rc::gen::inRange(240, 300)), [c](int n) {
+    return rc::gen::container<std::u32string>(static_cast<std::size_t>(n), c);
+  });
+  return weightedChoice<std::u32string>({{12, rc::gen::scale(0.3, shortLen)}, {1, longLen}});
+}
+
+const char kIdentStart[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_";
+const char kIdentRest[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789";
+
+}  // namespace
+
+rc::Gen<std::u32string> codePoints() {
+  auto ascii = codePointIn(0, 0x7F);
+  auto latin1 = codePointIn(0, 0xFF);
+  auto bmp = bmpNoSurrogate();
+  auto astral = codePointIn(0x10000, 0x10FFFF);
+  auto surrogate = codePointIn(0xD800, 0xDFFF);
+  auto mixed =
+      weightedChoice<char32_t>({{4, ascii}, {2, latin1}, {2, bmp}, {1, astral}, {1, surrogate}});
+  return weightedChoice<std::u32string>({
+      {5, stringOf(ascii)},
+      {2, stringOf(latin1)},
+      {2, stringOf(bmp)},
+      {1, stringOf(astral)},
+      {1, stringOf(surrogate)},
+      {3, stringOf(mixed)},
+  });
+}
+
+rc::Gen<std::string> pyStr() {
+  return rc::gen::map(codePoints(), [](const std::u32string& cps) {
+    return pickle::encode_utf8_surrogatepass(cps);
+  });
+}
+
+rc::Gen<std::string> asciiLine() {
+  return rc::gen::scale(0.3, rc::gen::container<std::string>(rc::gen::cast<char>(
+                                 rc::gen::resize(100, rc::gen::inRange(32, 127)))));
+}
+
+rc::Gen<std::string> identifier() {
+  const std::string start(kIdentStart);
+  const std::string rest(kIdentRest);
+  return rc::gen::map(
+      rc::gen::pair(rc::gen::elementOf(start),
+                    rc::gen::resize(11, rc::gen::container<std::string>(rc::gen::elementOf(rest)))),
+      [](const std::pair<char, std::string>& p) { return std::string(1, p.first) + p.second; });
+}
+
+rc::Gen<std::string> blob(bool allow_large) {
+  auto byte = rc::gen::arbitrary<char>();
+  auto shortBlob = rc::gen::scale(0.4, rc::gen::container<std::string>(byte));
+  auto nearShortLimit = rc::gen::mapcat(
+      rc::gen::resize(100, rc::gen::inRange(250, 262)),
+      [byte](int n) { return rc::gen::container<std::string>(static_cast<std::size_t>(n), byte); });
+  // A large payload is a cheap repeated pattern; what matters is its length.
+  auto large = rc::gen::map(rc::gen::pair(rc::gen::resize(100, rc::gen::inRange(65530, 70000)),
+                                          rc::gen::arbitrary<char>()),
+                            [](const std::pair<int, char>& p) {
+                              std::string s(static_cast<std::size_t>(p.first), p.second);
+                              for (std::size_t i = 0; i < s.size(); i += 97)
+                                s[i] = static_cast<char>(i / 97);
+                              return s;
+                            });
+  return weightedChoice<std::string>(
+      {{40, shortBlob}, {3, nearShortLimit}, {allow_large ? 1 : 0, large}});
+}
+
+}  // namespace serialcheck::gen
