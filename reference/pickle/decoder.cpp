@@ -1,0 +1,969 @@
+// The decoder is a stack machine in the manner of CPython's Unpickler: one
+// object stack, a separate stack of mark positions (so MARK and POP_MARK are
+// O(1)), and a memo from keys to nodes. Items below the topmost mark are out
+// of reach of every opcode but the one that consumes the mark, as in
+// CPython. Nothing is executed: globals are names, calls are Object nodes.
+//
+// Choices where the model or the "never execute" rule forces one:
+// - STRING/BINSTRING/SHORT_BINSTRING (Python 2 str) decode as CPython 3
+//   decodes them by default (encoding="ASCII"): a Str when every byte is
+//   ASCII, BadValue otherwise.
+// - EXT1/2/4 consult no registry: the value is an inert
+//   Object(Global("copyreg", "_inverted_registry"), (code,)), read as "the
+//   global registered under `code`".
+// - A second BUILD on the same object is BadValue: the model holds one state.
+//   BUILD on anything but an Object is BadValue too.
+// - REDUCE immediately followed by POP, calling f with (obj, state) where obj
+//   is an Object without state, is how CPython writes a reduce value's
+//   state_setter; it becomes obj's state and state_setter.
+// - Dict items and set items are kept as the stream lists them: the model does
+//   not hash, so duplicate keys are not merged.
+// - None, True, False and BININT1 ints are shared nodes (atoms have no
+//   identity that matters), which keeps long runs of them cheap.
+// - Globals are interned: every mention of one qualified name (after
+//   fix_imports) is one node, as it is one object in Python. So the
+//   copyreg.__newobj__ callable of every NEWOBJ object is one node too.
+// - Memory: what the budget must stop is amplification, where a few input
+//   bytes make unbounded memory (a huge declared length, a huge memo key,
+//   NEWOBJ or set(list) copying a long shared sequence again and again).
+//   Payload bytes, item lists and the memo are charged at their real size,
+//   before they are made. Each node is charged a nominal kNodeCost: every
+//   opcode makes at most a few nodes, so a fixed charge keeps long runs of
+//   small values (CPython writes `)` for each empty tuple, `]\x94` for each
+//   empty list) inside the default budget. The object and mark stacks are not
+//   charged: each push consumes at least one input byte.
+// - Nothing here recurses, so the depth of the value built is not limited;
+//   Limits::max_depth bounds the marks open at once.
+#include "reference/pickle/decoder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "reference/pickle/compat.h"
+#include "reference/pickle/errors.h"
+#include "reference/pickle/opcodes.h"
+#include "reference/pickle/text.h"
+#include "reference/types/builtin_reduce.h"
+#include "reference/value/numeric.h"
+
+namespace serialcheck::pickle {
+
+namespace {
+
+// CPython refuses int <-> decimal text conversions longer than this
+// (sys.get_int_max_str_digits()), for the same reason: they are quadratic.
+constexpr std::size_t kMaxIntDigits = 4300;
+
+// The nominal charge for one node (see above).
+constexpr std::size_t kNodeCost = 32;
+
+// Rough cost of a hash-map memo entry (node, key, bucket pointer).
+constexpr std::size_t kSparseMemoEntryCost = 48;
+
+std::uint64_t read_le(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// Strict UTF-8 (no lone surrogates), as GLOBAL's module and name lines are
+// decoded by CPython.
+bool valid_utf8_strict(std::string_view s) {
+  if (!valid_utf8_surrogatepass(s)) return false;
+  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) == 0xED && static_cast<unsigned char>(s[i + 1]) >= 0xA0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string printable(std::string_view s, std::size_t max = 40) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+// The memo: a dense vector for the keys CPython's picklers use (0, 1, 2...)
+// and a hash map for any others, so a single huge key cannot make the decoder
+// allocate a huge array. The dense part only grows while it stays at least
+// about half full.
+class Memo {
+ public:
+  Node* get(std::uint64_t key) const {
+    if (key < dense_.size() && dense_[key] != nullptr) return dense_[key];
+    if (sparse_.empty()) return nullptr;
+    auto it = sparse_.find(key);
+    return it == sparse_.end() ? nullptr : it->second;
+  }
+
+  // Stores `node` at `key`; returns the bytes newly allocated for it.
+  std::size_t put(std::uint64_t key, Node* node) {
+    std::size_t cost = 0;
+    if (key >= dense_.size() && key < 2 * count_ + 4096) {
+      const std::size_t before = dense_.capacity();
+      dense_.resize(static_cast<std::size_t>(key) + 1, nullptr);
+      cost += (dense_.capacity() - before) * sizeof(Node*);
+    }
+    if (key < dense_.size()) {
+      Node*& slot = dense_[key];
+      if (slot == nullptr) {
+        // The key may sit in the sparse map from before the dense part grew.
+        if (sparse_.empty() || sparse_.erase(key) == 0) ++count_;
+      }
+      slot = node;
+      return cost;
+    }
+    auto [it, inserted] = sparse_.try_emplace(key, node);
+    if (inserted) {
+      ++count_;
+      cost += kSparseMemoEntryCost;
+    } else {
+      it->second = node;
+    }
+    return cost;
+  }
+
+  std::size_t size() const { return count_; }
+
+ private:
+  std::vector<Node*> dense_;
+  std::unordered_map<std::uint64_t, Node*> sparse_;
+  std::size_t count_ = 0;
+};
+
+class Decoder {
+ public:
+  Decoder(std::span<const std::uint8_t> data, Graph& graph, const DecodeOptions& options)
+      : data_(data.data()),
+        size_(data.size()),
+        graph_(graph),
+        options_(options),
+        max_protocol_(std::clamp(options.max_protocol, 0, kHighestProtocol)) {
+    const Limits& lim = options.limits;
+    const std::size_t per_byte = lim.alloc_per_input_byte;
+    budget_ = (per_byte != 0 && size_ > (SIZE_MAX - lim.alloc_constant) / per_byte)
+                  ? SIZE_MAX
+                  : per_byte * size_ + lim.alloc_constant;
+  }
+
+  DecodeResult run();
+
+ private:
+  // ---- errors --------------------------------------------------------------
+  [[noreturn]] void fail(ErrorKind kind, std::string message) const {
+    throw PickleError(kind, op_start_, std::move(message));
+  }
+  [[noreturn]] void underflow() const {
+    fail(ErrorKind::StackUnderflow,
+         fmt::format("{} needs more items than the stack holds{}", op_name(),
+                     marks_.empty() ? "" : " above the mark"));
+  }
+  std::string op_name() const { return std::string(info_ ? info_->name : "opcode"); }
+
+  // ---- input ---------------------------------------------------------------
+  const std::uint8_t* read(std::size_t n) {
+    const bool in_frame = pos_ < frame_end_;
+    if (in_frame && n > frame_end_ - pos_) {
+      fail(ErrorKind::BadValue, fmt::format("{} reads past the end of its frame (frame ends at {})",
+                                            op_name(), frame_end_));
+    }
+    if (n > size_ - pos_) {
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: {} needs {} bytes, {} left", op_name(), n,
+                       size_ - pos_));
+    }
+    const std::uint8_t* p = data_ + pos_;
+    pos_ += n;
+    return p;
+  }
+  std::uint64_t read_uint(std::size_t n) { return read_le(read(n), n); }
+  std::string_view read_view(std::size_t n) { return {reinterpret_cast<const char*>(read(n)), n}; }
+  // A length-prefixed argument: the length is checked against the input
+  // before anything is allocated for it.
+  std::string_view read_counted(std::size_t length_bytes, bool is_signed = false) {
+    std::uint64_t n = read_uint(length_bytes);
+    if (is_signed && length_bytes == 4 && (n & 0x80000000u) != 0) {
+      fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", op_name()));
+    }
+    if (n > static_cast<std::uint64_t>(INT64_MAX)) {
+      fail(ErrorKind::LimitExceeded,
+           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", op_name(),
+                       n));
+    }
+    if (n > size_ - pos_) {
+      // A read inside a frame is a frame error first, as read() reports it.
+      if (pos_ < frame_end_ && n > frame_end_ - pos_) read(static_cast<std::size_t>(n));
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: {} declares {} bytes, {} left", op_name(), n,
+                       size_ - pos_));
+    }
+    return read_view(static_cast<std::size_t>(n));
+  }
+  // One line without its newline.
+  std::string_view read_line() {
+    const void* nl = std::memchr(data_ + pos_, '\n', size_ - pos_);
+    if (nl == nullptr) {
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: {} argument has no newline", op_name()));
+    }
+    const auto len =
+        static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - (data_ + pos_));
+    const std::uint8_t* p = read(len + 1);  // checks the frame
+    return {reinterpret_cast<const char*>(p), len};
+  }
+
+  // ---- memory --------------------------------------------------------------
+  void charge(std::size_t bytes) {
+    allocated_ += bytes;
+    if (allocated_ > budget_) {
+      fail(ErrorKind::LimitExceeded,
+           fmt::format("decoding would allocate more than {} bytes for {} input bytes", budget_,
+                       size_));
+    }
+  }
+  void charge_node(std::size_t payload = 0, std::size_t items = 0) {
+    charge(kNodeCost + payload + items * sizeof(Node*));
+  }
+  void charge_object() { charge(kNodeCost + sizeof(ObjectParts)); }
+  // After the fact, for nodes made elsewhere (the builtin reduce table).
+  void charge_made(const Node* n) {
+    charge_node(n->borrowed() ? 0 : n->payload().size(), n->items.size());
+  }
+
+  // ---- stack ---------------------------------------------------------------
+  std::size_t fence() const { return marks_.empty() ? 0 : marks_.back(); }
+  void push(Node* n) { stack_.push_back(n); }
+  Node* pop() {
+    if (stack_.size() <= fence()) underflow();
+    Node* n = stack_.back();
+    stack_.pop_back();
+    return n;
+  }
+  Node*& top() {
+    if (stack_.size() <= fence()) underflow();
+    return stack_.back();
+  }
+  // The items above the topmost mark, removing them and the mark.
+  std::vector<Node*> pop_mark() {
+    if (marks_.empty()) {
+      fail(ErrorKind::MissingMark, fmt::format("{} needs a MARK and there is none", op_name()));
+    }
+    const std::size_t mark = marks_.back();
+    marks_.pop_back();
+    std::vector<Node*> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
+    stack_.resize(mark);
+    return items;
+  }
+
+  // ---- values --------------------------------------------------------------
+  Node* none() {
+    if (none_ == nullptr) {
+      charge_node();
+      none_ = graph_.none();
+    }
+    return none_;
+  }
+  Node* boolean(bool v) {
+    Node*& slot = v ? true_ : false_;
+    if (slot == nullptr) {
+      charge_node();
+      slot = graph_.boolean(v);
+    }
+    return slot;
+  }
+  Node* small_int(std::uint8_t v) {
+    Node*& slot = small_ints_[v];
+    if (slot == nullptr) {
+      charge_node();
+      slot = graph_.integer(v);
+    }
+    return slot;
+  }
+  Node* integer(std::int64_t v) {
+    charge_node();
+    return graph_.integer(v);
+  }
+  Node* integer_le(std::string_view twos) {
+    charge_node(twos.size());
+    return graph_.integer_le(twos);
+  }
+  Node* decimal_int(std::string_view text);
+  Node* str_utf8(std::string_view utf8) {
+    if (!valid_utf8_surrogatepass(utf8)) {
+      fail(ErrorKind::BadValue,
+           fmt::format("{} argument is not valid UTF-8: '{}'", op_name(), printable(utf8)));
+    }
+    charge_node(utf8.size());
+    return graph_.str(std::string(utf8));
+  }
+  Node* py2_string(std::string_view bytes) {
+    if (!is_ascii(bytes)) {
+      fail(ErrorKind::BadValue,
+           fmt::format("{} holds non-ASCII bytes; a Python 2 str loads as ASCII text "
+                       "(CPython's default encoding)",
+                       op_name()));
+    }
+    charge_node(bytes.size());
+    return graph_.str(std::string(bytes));
+  }
+  Node* tuple(std::vector<Node*> items) {
+    charge_node(0, items.size());
+    return graph_.tuple(std::move(items));
+  }
+  Node* global(std::string module, std::string name) {
+    if (options_.fix_imports && proto_ < 3) std::tie(module, name) = py2_to_py3(module, name);
+    return interned_global(std::move(module), std::move(name));
+  }
+  // A name the decoder itself supplies (copyreg's helpers): never remapped.
+  Node* internal_global(std::string_view module, std::string_view name) {
+    return interned_global(std::string(module), std::string(name));
+  }
+  // One node per qualified name: in Python a name resolves to one object,
+  // however many times the stream names it.
+  Node* interned_global(std::string module, std::string name) {
+    // Charged on every lookup, not only the first: STACK_GLOBAL can name two
+    // long memoized strings again and again for a few bytes each, and the
+    // budget is what keeps that work linear in the input.
+    charge(module.size() + name.size());
+    std::string key = std::to_string(module.size()) + ':' + module + name;
+    auto it = globals_.find(key);
+    if (it != globals_.end()) return it->second;
+    charge_node(2 * (module.size() + name.size()));  // the node and the key
+    Node* n = graph_.global(std::move(module), std::move(name));
+    globals_.emplace(std::move(key), n);
+    return n;
+  }
+  Node* object(Node* callable, Node* args) {
+    charge_object();
+    return graph_.object(callable, args);
+  }
+  // callable(*args): a known builtin form, or a generic Object.
+  Node* reduce(Node* callable, Node* args) {
+    // The table reads str arguments (is every code point below 256?); that
+    // work is charged, so naming one long memoized str again and again in a
+    // form that does not match stays linear too.
+    if (callable->kind == Kind::Global) {
+      std::size_t work = 0;
+      for (const Node* a : args->items) {
+        if (a->kind == Kind::Str) work += a->payload().size();
+      }
+      charge(work);
+    }
+    if (Node* builtin = types::convert_builtin_reduce(graph_, callable, args)) {
+      charge_made(builtin);
+      return builtin;
+    }
+    return object(callable, args);
+  }
+
+  // ---- opcodes ---------------------------------------------------------------
+  void step(std::uint8_t code);
+  void op_proto();
+  void op_frame();
+  void op_build();
+  void op_append(Node* list, std::vector<Node*> items);
+  void op_setitems(Node* dict, std::vector<Node*> kv);
+  void op_pop();
+  void op_memo_put(std::uint64_t key);
+  void op_memo_get(std::uint64_t key);
+  std::uint64_t memo_key_text();
+  void op_ext(std::int64_t code);
+  void op_next_buffer();
+  void op_readonly_buffer();
+
+  const std::uint8_t* data_;
+  std::size_t size_;
+  Graph& graph_;
+  const DecodeOptions& options_;
+  int max_protocol_;
+  std::size_t budget_ = 0;
+  std::size_t allocated_ = 0;
+
+  std::size_t pos_ = 0;
+  std::size_t op_start_ = 0;
+  std::size_t frame_end_ = 0;  // pos_ < frame_end_: inside a frame
+  const OpInfo* info_ = nullptr;
+  int proto_ = 0;
+  bool stopped_ = false;
+  Node* result_ = nullptr;
+
+  std::vector<Node*> stack_;
+  std::vector<std::size_t> marks_;
+  Memo memo_;
+  std::size_t next_buffer_ = 0;
+  Node* last_reduce_ = nullptr;  // the REDUCE result, while the next opcode runs
+
+  std::unordered_map<std::string, Node*> globals_;  // interned Global nodes
+  Node* none_ = nullptr;
+  Node* true_ = nullptr;
+  Node* false_ = nullptr;
+  std::array<Node*, 256> small_ints_{};
+};
+
+Node* Decoder::decimal_int(std::string_view text) {
+  std::string_view digits = text;
+  bool negative = false;
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    negative = digits.front() == '-';
+    digits.remove_prefix(1);
+  }
+  const bool all_digits = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  if (!all_digits) {
+    fail(ErrorKind::BadValue,
+         fmt::format("{} argument is not a decimal integer: '{}'", op_name(), printable(text)));
+  }
+  // "010" is 8 to CPython's C unpickler (strtol, base 0) and an error to
+  // pickle.py (int(x, 0)); no pickler writes it, so it is refused.
+  if (digits.size() > 1 && digits.front() == '0' &&
+      digits.find_first_not_of('0') != std::string_view::npos) {
+    fail(ErrorKind::BadValue,
+         fmt::format("{} argument has a leading zero: '{}'", op_name(), printable(text)));
+  }
+  if (digits.size() > kMaxIntDigits) {
+    fail(ErrorKind::LimitExceeded,
+         fmt::format("{} argument has {} digits, more than the {} CPython converts", op_name(),
+                     digits.size(), kMaxIntDigits));
+  }
+  if (digits.size() <= 18) {
+    std::int64_t v = 0;
+    for (char c : digits) v = v * 10 + (c - '0');
+    return integer(negative ? -v : v);
+  }
+  return integer_le(decimal_to_twos_le(text).value());
+}
+
+void Decoder::op_proto() {
+  const int found = read(1)[0];
+  if (found > max_protocol_) throw UnsupportedProtocolError(op_start_, found, max_protocol_);
+  proto_ = found;
+}
+
+void Decoder::op_frame() {
+  const std::uint64_t n = read_uint(8);
+  if (pos_ < frame_end_) {
+    fail(ErrorKind::BadValue, fmt::format("FRAME begins before the end of the current frame "
+                                          "(which ends at {})",
+                                          frame_end_));
+  }
+  if (n > size_ - pos_) {
+    fail(ErrorKind::Truncated,
+         fmt::format("pickle data was truncated: FRAME declares {} bytes, {} left", n,
+                     size_ - pos_));
+  }
+  frame_end_ = pos_ + static_cast<std::size_t>(n);
+}
+
+void Decoder::op_build() {
+  Node* state = pop();
+  Node* inst = top();
+  if (inst->kind != Kind::Object) {
+    fail(ErrorKind::BadValue,
+         fmt::format("BUILD on a {}: only objects take a state", kind_name(inst->kind)));
+  }
+  if (inst->obj->state != nullptr) {
+    fail(ErrorKind::BadValue, "BUILD on an object whose state is already set");
+  }
+  inst->obj->state = state;
+}
+
+void Decoder::op_append(Node* list, std::vector<Node*> items) {
+  charge(items.size() * sizeof(Node*));
+  if (list->kind == Kind::List) {
+    list->items.insert(list->items.end(), items.begin(), items.end());
+  } else if (list->kind == Kind::Object) {
+    auto& li = list->obj->listitems;
+    li.insert(li.end(), items.begin(), items.end());
+  } else {
+    fail(ErrorKind::BadValue, fmt::format("{} on a {}: only lists and objects take items",
+                                          op_name(), kind_name(list->kind)));
+  }
+}
+
+void Decoder::op_setitems(Node* dict, std::vector<Node*> kv) {
+  if (kv.size() % 2 != 0)
+    fail(ErrorKind::BadValue, fmt::format("odd number of items for {}", op_name()));
+  charge(kv.size() * sizeof(Node*));
+  if (dict->kind == Kind::Dict) {
+    dict->items.insert(dict->items.end(), kv.begin(), kv.end());
+  } else if (dict->kind == Kind::Object) {
+    auto& di = dict->obj->dictitems;
+    for (std::size_t i = 0; i < kv.size(); i += 2) di.emplace_back(kv[i], kv[i + 1]);
+  } else {
+    fail(ErrorKind::BadValue, fmt::format("{} on a {}: only dicts and objects take items",
+                                          op_name(), kind_name(dict->kind)));
+  }
+}
+
+void Decoder::op_pop() {
+  // With nothing above the topmost mark, POP discards the mark (as CPython).
+  if (!marks_.empty() && marks_.back() == stack_.size()) {
+    marks_.pop_back();
+    return;
+  }
+  Node* popped = pop();
+  // setter(obj, state) whose result is dropped: a reduce value's state_setter.
+  if (popped == last_reduce_ && popped->kind == Kind::Object) {
+    const Node* args = popped->obj->args;
+    if (args->kind == Kind::Tuple && args->items.size() == 2 &&
+        args->items[0]->kind == Kind::Object && args->items[0]->obj->state == nullptr &&
+        args->items[0]->obj->state_setter == nullptr) {
+      ObjectParts& target = *args->items[0]->obj;
+      target.state = args->items[1];
+      target.state_setter = popped->obj->callable;
+    }
+  }
+}
+
+void Decoder::op_memo_put(std::uint64_t key) {
+  Node* value = top();
+  if (key > options_.limits.max_memo) {
+    fail(ErrorKind::LimitExceeded,
+         fmt::format("memo key {} is above the limit of {}", key, options_.limits.max_memo));
+  }
+  charge(memo_.put(key, value));
+  if (memo_.size() > options_.limits.max_memo) {
+    fail(ErrorKind::LimitExceeded,
+         fmt::format("more than {} memo entries", options_.limits.max_memo));
+  }
+}
+
+void Decoder::op_memo_get(std::uint64_t key) {
+  Node* n = memo_.get(key);
+  if (n == nullptr) {
+    fail(ErrorKind::MissingMemo, fmt::format("memo key {} was never stored", key));
+  }
+  push(n);
+}
+
+std::uint64_t Decoder::memo_key_text() {
+  const std::string_view line = read_line();
+  if (line.empty() ||
+      !std::all_of(line.begin(), line.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    fail(ErrorKind::BadValue,
+         fmt::format("{} argument is not a memo key: '{}'", op_name(), printable(line)));
+  }
+  std::uint64_t key = 0;
+  for (char c : line) {
+    key = key * 10 + static_cast<std::uint64_t>(c - '0');
+    if (key > (std::uint64_t{1} << 62)) break;  // far above any limit; stop growing
+  }
+  return key;
+}
+
+void Decoder::op_ext(std::int64_t code) {
+  if (code <= 0)
+    fail(ErrorKind::BadValue, fmt::format("{} specifies code {} <= 0", op_name(), code));
+  Node* registry = internal_global("copyreg", "_inverted_registry");
+  push(object(registry, tuple({integer(code)})));
+}
+
+void Decoder::op_next_buffer() {
+  if (next_buffer_ >= options_.buffers.size()) {
+    fail(ErrorKind::MissingBuffer,
+         fmt::format("NEXT_BUFFER needs out-of-band buffer #{}, but {} were given", next_buffer_,
+                     options_.buffers.size()));
+  }
+  const BufferView& b = options_.buffers[next_buffer_++];
+  charge_node();
+  push(graph_.pickle_buffer_borrowed(b.data, b.size, b.readonly));
+}
+
+void Decoder::op_readonly_buffer() {
+  Node*& slot = top();
+  Node* n = slot;
+  switch (n->kind) {
+    case Kind::Bytes: return;  // already read-only
+    case Kind::PickleBuffer:
+      if (n->flag) return;
+      // A read-only view is a new object in CPython; the writable one may be
+      // memoized and must stay as it is.
+      if (n->borrowed()) {
+        charge_node();
+        slot = graph_.pickle_buffer_borrowed(n->payload().data(), n->payload().size(), true);
+      } else {
+        charge_node(n->payload().size());
+        slot = graph_.pickle_buffer(std::string(n->payload()), true);
+      }
+      return;
+    case Kind::ByteArray:
+      charge_node(n->payload().size());
+      slot = graph_.pickle_buffer(std::string(n->payload()), true);
+      return;
+    default:
+      fail(ErrorKind::BadValue,
+           fmt::format("READONLY_BUFFER on a {}: a buffer is required", kind_name(n->kind)));
+  }
+}
+
+void Decoder::step(std::uint8_t code) {
+  Node* reduced = nullptr;  // becomes last_reduce_ for the next opcode
+  switch (static_cast<Op>(code)) {
+    case Op::MARK:
+      if (marks_.size() >= options_.limits.max_depth) {
+        fail(ErrorKind::LimitExceeded,
+             fmt::format("more than {} marks open at once", options_.limits.max_depth));
+      }
+      marks_.push_back(stack_.size());
+      break;
+    case Op::STOP:
+      result_ = pop();
+      stopped_ = true;
+      break;
+    case Op::POP: op_pop(); break;
+    case Op::POP_MARK: pop_mark(); break;
+    case Op::DUP: {
+      Node* n = top();
+      push(n);
+      break;
+    }
+    case Op::FLOAT: {
+      const std::string_view line = read_line();
+      const std::optional<double> v = parse_float(line);
+      if (!v) {
+        fail(ErrorKind::BadValue,
+             fmt::format("FLOAT argument is not a float: '{}'", printable(line)));
+      }
+      // "1e999" parses to inf; CPython refuses it as out of range.
+      if (std::isinf(*v) && line.find_first_of("nN") == std::string_view::npos) {
+        fail(ErrorKind::BadValue,
+             fmt::format("FLOAT argument is out of range: '{}'", printable(line)));
+      }
+      charge_node();
+      push(graph_.floating(*v));
+      break;
+    }
+    case Op::INT: {
+      const std::string_view line = read_line();
+      if (line == "00" || line == "01") {
+        push(boolean(line == "01"));  // protocol 0's spelling of False/True
+      } else {
+        push(decimal_int(line));
+      }
+      break;
+    }
+    case Op::BININT:
+      push(integer(static_cast<std::int32_t>(static_cast<std::uint32_t>(read_uint(4)))));
+      break;
+    case Op::BININT1: push(small_int(read(1)[0])); break;
+    case Op::LONG: {
+      std::string_view line = read_line();
+      if (!line.empty() && line.back() == 'L') line.remove_suffix(1);
+      push(decimal_int(line));
+      break;
+    }
+    case Op::BININT2: push(integer(static_cast<std::int64_t>(read_uint(2)))); break;
+    case Op::NONE: push(none()); break;
+    case Op::PERSID: {
+      const std::string_view line = read_line();
+      if (!is_ascii(line)) fail(ErrorKind::BadValue, "persistent IDs in protocol 0 must be ASCII");
+      charge_node(line.size());
+      Node* pid = graph_.str(std::string(line));
+      charge_node(0, 1);
+      push(graph_.persid(pid));
+      break;
+    }
+    case Op::BINPERSID: {
+      Node*& slot = top();
+      charge_node(0, 1);
+      slot = graph_.persid(slot);
+      break;
+    }
+    case Op::REDUCE: {
+      Node* args = pop();
+      Node* callable = pop();
+      if (args->kind != Kind::Tuple) {
+        fail(ErrorKind::BadValue,
+             fmt::format("REDUCE argument is a {}, not a tuple", kind_name(args->kind)));
+      }
+      reduced = reduce(callable, args);
+      push(reduced);
+      break;
+    }
+    case Op::STRING: {
+      const std::string_view line = read_line();
+      if (line.size() < 2 || line.front() != line.back() ||
+          (line.front() != '\'' && line.front() != '"')) {
+        fail(ErrorKind::BadValue, "the STRING opcode argument must be quoted");
+      }
+      const std::optional<std::string> bytes = string_literal_decode(line);
+      if (!bytes) {
+        fail(ErrorKind::BadValue,
+             fmt::format("STRING argument has a bad escape: '{}'", printable(line)));
+      }
+      push(py2_string(*bytes));
+      break;
+    }
+    case Op::BINSTRING: push(py2_string(read_counted(4, true))); break;
+    case Op::SHORT_BINSTRING: push(py2_string(read_counted(1))); break;
+    case Op::UNICODE: {
+      const std::string_view line = read_line();
+      std::optional<std::string> utf8 = raw_unicode_escape_decode(line);
+      if (!utf8) {
+        fail(ErrorKind::BadValue,
+             fmt::format("UNICODE argument has a bad escape: '{}'", printable(line)));
+      }
+      charge_node(utf8->size());
+      push(graph_.str(std::move(*utf8)));
+      break;
+    }
+    case Op::BINUNICODE: push(str_utf8(read_counted(4))); break;
+    case Op::SHORT_BINUNICODE: push(str_utf8(read_counted(1))); break;
+    case Op::BINUNICODE8: push(str_utf8(read_counted(8))); break;
+    case Op::BINBYTES:
+    case Op::SHORT_BINBYTES:
+    case Op::BINBYTES8: {
+      const std::size_t width = code == static_cast<std::uint8_t>(Op::BINBYTES)         ? 4
+                                : code == static_cast<std::uint8_t>(Op::SHORT_BINBYTES) ? 1
+                                                                                        : 8;
+      const std::string_view data = read_counted(width);
+      charge_node(data.size());
+      push(graph_.bytes(std::string(data)));
+      break;
+    }
+    case Op::BYTEARRAY8: {
+      const std::string_view data = read_counted(8);
+      charge_node(data.size());
+      push(graph_.bytearray(std::string(data)));
+      break;
+    }
+    case Op::EMPTY_LIST:
+      charge_node();
+      push(graph_.list());
+      break;
+    case Op::EMPTY_DICT:
+      charge_node();
+      push(graph_.dict());
+      break;
+    case Op::EMPTY_SET:
+      charge_node();
+      push(graph_.set());
+      break;
+    case Op::EMPTY_TUPLE: push(tuple({})); break;
+    case Op::APPEND: {
+      Node* value = pop();
+      op_append(top(), {value});
+      break;
+    }
+    case Op::APPENDS: {
+      std::vector<Node*> items = pop_mark();
+      op_append(top(), std::move(items));
+      break;
+    }
+    case Op::SETITEM: {
+      Node* value = pop();
+      Node* key = pop();
+      op_setitems(top(), {key, value});
+      break;
+    }
+    case Op::SETITEMS: {
+      std::vector<Node*> kv = pop_mark();
+      op_setitems(top(), std::move(kv));
+      break;
+    }
+    case Op::ADDITEMS: {
+      std::vector<Node*> items = pop_mark();
+      Node* set = top();
+      if (set->kind != Kind::Set) {
+        fail(ErrorKind::BadValue,
+             fmt::format("ADDITEMS on a {}: only sets take items", kind_name(set->kind)));
+      }
+      charge(items.size() * sizeof(Node*));
+      set->items.insert(set->items.end(), items.begin(), items.end());
+      break;
+    }
+    case Op::BUILD: op_build(); break;
+    case Op::DICT: {
+      std::vector<Node*> kv = pop_mark();
+      if (kv.size() % 2 != 0) fail(ErrorKind::BadValue, "odd number of items for DICT");
+      charge_node(0, kv.size());
+      push(graph_.dict(std::move(kv)));
+      break;
+    }
+    case Op::LIST: {
+      std::vector<Node*> items = pop_mark();
+      charge_node(0, items.size());
+      push(graph_.list(std::move(items)));
+      break;
+    }
+    case Op::TUPLE: push(tuple(pop_mark())); break;
+    case Op::FROZENSET: {
+      std::vector<Node*> items = pop_mark();
+      charge_node(0, items.size());
+      push(graph_.frozenset(std::move(items)));
+      break;
+    }
+    case Op::TUPLE1:
+    case Op::TUPLE2:
+    case Op::TUPLE3: {
+      const std::size_t n = code - static_cast<std::uint8_t>(Op::TUPLE1) + 1;
+      if (stack_.size() < fence() + n) underflow();
+      std::vector<Node*> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
+      stack_.resize(stack_.size() - n);
+      push(tuple(std::move(items)));
+      break;
+    }
+    case Op::GLOBAL:
+    case Op::INST: {
+      const bool inst = code == static_cast<std::uint8_t>(Op::INST);
+      if (inst && marks_.empty())
+        fail(ErrorKind::MissingMark, "INST needs a MARK and there is none");
+      const std::string_view module = read_line();
+      const std::string_view name = read_line();
+      // GLOBAL's lines are UTF-8 to CPython, INST's ASCII.
+      for (std::string_view part : {module, name}) {
+        if (part.empty() || (inst ? !is_ascii(part) : !valid_utf8_strict(part))) {
+          fail(ErrorKind::BadValue,
+               fmt::format("{} needs a non-empty {} module and name, got '{}'", op_name(),
+                           inst ? "ASCII" : "UTF-8", printable(part)));
+        }
+      }
+      Node* cls = global(std::string(module), std::string(name));
+      if (inst) {
+        Node* args = tuple(pop_mark());
+        push(object(cls, args));
+      } else {
+        push(cls);
+      }
+      break;
+    }
+    case Op::STACK_GLOBAL: {
+      Node* name = pop();
+      Node* module = pop();
+      if (module->kind != Kind::Str || name->kind != Kind::Str) {
+        fail(ErrorKind::BadValue, fmt::format("STACK_GLOBAL needs two str, got {} and {}",
+                                              kind_name(module->kind), kind_name(name->kind)));
+      }
+      push(global(std::string(module->payload()), std::string(name->payload())));
+      break;
+    }
+    case Op::OBJ: {
+      std::vector<Node*> items = pop_mark();
+      if (items.empty()) {
+        fail(ErrorKind::StackUnderflow, "OBJ needs a class above the mark and there is none");
+      }
+      Node* cls = items.front();
+      Node* args = tuple(std::vector<Node*>(items.begin() + 1, items.end()));
+      push(object(cls, args));
+      break;
+    }
+    case Op::NEWOBJ: {
+      Node* args = pop();
+      Node* cls = pop();
+      if (args->kind != Kind::Tuple) {
+        fail(ErrorKind::BadValue,
+             fmt::format("NEWOBJ argument is a {}, not a tuple", kind_name(args->kind)));
+      }
+      charge_node(0, args->items.size() + 1);  // before copying: args may be shared and large
+      std::vector<Node*> all;
+      all.reserve(args->items.size() + 1);
+      all.push_back(cls);
+      all.insert(all.end(), args->items.begin(), args->items.end());
+      Node* newobj_args = graph_.tuple(std::move(all));
+      push(reduce(internal_global("copyreg", "__newobj__"), newobj_args));
+      break;
+    }
+    case Op::NEWOBJ_EX: {
+      Node* kwargs = pop();
+      Node* args = pop();
+      Node* cls = pop();
+      if (args->kind != Kind::Tuple || kwargs->kind != Kind::Dict) {
+        fail(ErrorKind::BadValue, fmt::format("NEWOBJ_EX needs a tuple and a dict, got {} and {}",
+                                              kind_name(args->kind), kind_name(kwargs->kind)));
+      }
+      Node* ex_args = tuple({cls, args, kwargs});
+      push(object(internal_global("copyreg", "__newobj_ex__"), ex_args));
+      break;
+    }
+    case Op::GET: op_memo_get(memo_key_text()); break;
+    case Op::BINGET: op_memo_get(read(1)[0]); break;
+    case Op::LONG_BINGET: op_memo_get(read_uint(4)); break;
+    case Op::PUT: op_memo_put(memo_key_text()); break;
+    case Op::BINPUT: op_memo_put(read(1)[0]); break;
+    case Op::LONG_BINPUT: op_memo_put(read_uint(4)); break;
+    case Op::MEMOIZE: op_memo_put(memo_.size()); break;
+    case Op::PROTO: op_proto(); break;
+    case Op::FRAME: op_frame(); break;
+    case Op::EXT1: op_ext(static_cast<std::int64_t>(read_uint(1))); break;
+    case Op::EXT2: op_ext(static_cast<std::int64_t>(read_uint(2))); break;
+    case Op::EXT4:
+      op_ext(static_cast<std::int32_t>(static_cast<std::uint32_t>(read_uint(4))));
+      break;
+    case Op::NEWTRUE: push(boolean(true)); break;
+    case Op::NEWFALSE: push(boolean(false)); break;
+    case Op::LONG1: push(integer_le(read_counted(1))); break;
+    case Op::LONG4: push(integer_le(read_counted(4, true))); break;
+    case Op::BINFLOAT: {
+      const std::uint8_t* p = read(8);
+      std::uint64_t bits = 0;
+      for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];  // big-endian
+      double v;
+      std::memcpy(&v, &bits, sizeof v);
+      charge_node();
+      push(graph_.floating(v));
+      break;
+    }
+    case Op::NEXT_BUFFER: op_next_buffer(); break;
+    case Op::READONLY_BUFFER: op_readonly_buffer(); break;
+  }
+  last_reduce_ = reduced;
+}
+
+DecodeResult Decoder::run() {
+  while (!stopped_) {
+    op_start_ = pos_;
+    info_ = nullptr;
+    if (pos_ >= size_) {
+      fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
+    }
+    const std::uint8_t code = read(1)[0];
+    info_ = find_opcode(code);
+    if (info_ == nullptr) {
+      fail(ErrorKind::UnknownOpcode, fmt::format("invalid load key, '\\x{:02x}'", code));
+    }
+    // An older loader does not know the newer opcodes (PROTO aside, which it
+    // must read to name the protocol it refuses).
+    if (info_->proto > max_protocol_ && info_->op != Op::PROTO) {
+      fail(ErrorKind::UnknownOpcode,
+           fmt::format("{} is a protocol {} opcode; this loader reads up to protocol {}",
+                       info_->name, info_->proto, max_protocol_));
+    }
+    step(code);
+  }
+  graph_.root = result_;
+  return DecodeResult{result_, proto_, pos_};
+}
+
+}  // namespace
+
+DecodeResult decode(std::span<const std::uint8_t> data, Graph& graph,
+                    const DecodeOptions& options) {
+  Decoder decoder(data, graph, options);
+  return decoder.run();
+}
+
+}  // namespace serialcheck::pickle
