@@ -1,0 +1,1468 @@
+// The pickle encoder. It mirrors the control flow of CPython 3.11's C pickler
+// (Modules/_pickle.c: save(), save_reduce(), batch_list_exact()...) step by
+// step, because byte identity depends on details such as where a frame may
+// be cut (only when save() starts), which objects are memoized (also the
+// temporary tuples, lists and strings the C pickler builds for old
+// protocols) and in which order.
+//
+// The walk is iterative: containers push continuation tasks on an explicit
+// stack instead of recursing, so nesting depth costs heap, not C++ stack.
+//
+// Identity rules, as CPython's object identity plays out for the model:
+//  - nodes are memoized by address; globals by (module, qualname);
+//  - '' and one-character latin-1 strs, b'' and one-byte bytes are
+//    singletons in CPython, so those nodes are memoized by value;
+//  - the module names and qualnames STACK_GLOBAL writes are interned strs
+//    or new ones depending on where the global comes from (see origin_of);
+//    interned strs, 'latin1' among them, are memoized by value;
+//  - temporary objects (argument tuples of reduce, the list a set is reduced
+//    to, the str inside codecs.encode(...)) take a memo slot but can never be
+//    fetched again.
+#include "reference/pickle/encoder.h"
+
+#include <absl/container/flat_hash_map.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "reference/pickle/compat.h"
+#include "reference/pickle/errors.h"
+#include "reference/pickle/opcodes.h"
+#include "reference/pickle/text.h"
+#include "reference/value/numeric.h"
+
+namespace serialcheck::pickle {
+namespace {
+
+constexpr std::size_t kFrameHeaderSize = 9;
+constexpr std::size_t kNoFrame = static_cast<std::size_t>(-1);
+constexpr std::uint64_t kNoMemo = static_cast<std::uint64_t>(-1);
+// CPython refuses int -> str conversions beyond this many digits (3.11's
+// sys.get_int_max_str_digits() default), which protocols 0 and 1 need.
+constexpr std::size_t kMaxStrDigits = 4300;
+
+constexpr char op(Op o) {
+  return static_cast<char>(o);
+}
+
+enum class Step : std::uint8_t {
+  kSave,            // save(node)
+  kWriteOp,         // write one opcode byte
+  kLeave,           // a container is done: depth - 1
+  kTupleEnd,        // after a tuple's items: TUPLE*, or POP... GET when it became recursive
+  kFreshTupleEnd,   // after a temporary tuple's items (index = length)
+  kFrozenSetEnd,    // after a frozenset's items (protocol >= 4)
+  kSetReduceEnd,    // after the list a set/frozenset is reduced to (protocol < 4)
+  kReduceEnd,       // after callable and args of an object
+  kItems,           // save node->items[index...] one by one
+  kListExact,       // batch_list_exact over node->items
+  kListEach,        // protocol 0 list: item APPEND, ...
+  kDictExact,       // batch_dict_exact over node->items
+  kDictEach,        // protocol 0 dict: key value SETITEM, ...
+  kSetBatch,        // save_set's ADDITEMS batches
+  kListItems,       // batch_list over obj->listitems
+  kDictItems,       // batch_dict over obj->dictitems
+  kSaveEmptyTuple,  // save(()) of a temporary empty tuple
+  kSaveNone,        // save(None) of a temporary None
+  kFreshDict,       // save a temporary copy of the dict `node`
+};
+
+struct Task {
+  const Node* node;
+  std::size_t index;
+  Step step;
+  char opcode;
+};
+
+using Entry = std::pair<const Node*, const Node*>;
+
+struct SeqView {
+  const std::vector<Node*>& v;
+  std::size_t size() const { return v.size(); }
+  const Node* at(std::size_t i) const { return v[i]; }
+};
+
+struct InterleavedView {  // Dict items: key0, value0, key1, value1...
+  const std::vector<Node*>& v;
+  std::size_t size() const { return v.size() / 2; }
+  Entry at(std::size_t i) const { return {v[2 * i], v[2 * i + 1]}; }
+};
+
+struct PairView {  // ObjectParts::dictitems
+  const std::vector<std::pair<Node*, Node*>>& v;
+  std::size_t size() const { return v.size(); }
+  Entry at(std::size_t i) const { return {v[i].first, v[i].second}; }
+};
+
+// Kinds whose save never pushes tasks: they can be written in place.
+bool is_inline(const Node* n) {
+  if (n == nullptr) return true;  // dispatch() reports it
+  switch (n->kind) {
+    case Kind::None:
+    case Kind::Bool:
+    case Kind::Int:
+    case Kind::Float:
+    case Kind::Str:
+    case Kind::Bytes:
+    case Kind::ByteArray:
+    case Kind::PickleBuffer:
+    case Kind::Global: return true;
+    default: return false;
+  }
+}
+bool is_inline(Entry e) {
+  return is_inline(e.first) && is_inline(e.second);
+}
+
+// Index into a 257-slot singleton table: '' -> 256, one latin-1 character
+// (given as UTF-8) -> its code point; -1 otherwise.
+int latin1_singleton_slot(std::string_view utf8) {
+  if (utf8.empty()) return 256;
+  auto b0 = static_cast<unsigned char>(utf8[0]);
+  if (utf8.size() == 1 && b0 < 0x80) return b0;
+  if (utf8.size() == 2 && (b0 == 0xc2 || b0 == 0xc3)) {
+    auto b1 = static_cast<unsigned char>(utf8[1]);
+    if ((b1 & 0xc0) == 0x80) return ((b0 & 0x1f) << 6) | (b1 & 0x3f);
+  }
+  return -1;
+}
+
+int bytes_singleton_slot(std::string_view data) {
+  if (data.empty()) return 256;
+  if (data.size() == 1) return static_cast<unsigned char>(data[0]);
+  return -1;
+}
+
+std::string latin1_to_utf8(std::string_view data) {
+  std::string s;
+  s.reserve(data.size() + data.size() / 4);
+  for (char c : data) {
+    auto b = static_cast<unsigned char>(c);
+    if (b < 0x80) {
+      s.push_back(c);
+    } else {
+      s.push_back(static_cast<char>(0xc0 | (b >> 6)));
+      s.push_back(static_cast<char>(0x80 | (b & 0x3f)));
+    }
+  }
+  return s;
+}
+
+bool is_ascii(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+// Decimal text of an int node; "" with `too_long` set when CPython would
+// refuse the conversion.
+std::string int_decimal(const Node* n, bool& too_long) {
+  too_long = false;
+  if (!n->big) return std::to_string(n->small);
+  // A minimal payload of k bytes has at least (8k - 9) * log10(2) digits, so
+  // past 1800 bytes the limit is always exceeded: refuse without converting.
+  if (n->payload().size() > 1800) {
+    too_long = true;
+    return {};
+  }
+  std::string s = twos_le_to_decimal(n->payload());
+  std::size_t digits = s.size() - (!s.empty() && s[0] == '-' ? 1 : 0);
+  if (digits > kMaxStrDigits) {
+    too_long = true;
+    return {};
+  }
+  return s;
+}
+
+// Where a global comes from decides which str objects STACK_GLOBAL writes,
+// hence what the memo shares:
+//  - Python classes and functions: module name and qualname are interned;
+//  - C types: the module name is interned (type.__module__ interns it), the
+//    qualname is a new str each time;
+//  - C functions: the module name is the module's own __name__ object, which
+//    for a C module is not the interned str (so builtins.len and builtins.dict
+//    write 'builtins' twice), and the name is a new str each time.
+// The model holds names only, so C origins come from this table of common
+// cases (CPython 3.11); everything else is taken to be defined in Python.
+enum class Origin { kPython, kCType, kCFunction };
+
+// The functions of builtins (CPython 3.11); its other names are C types or
+// singletons (Ellipsis...), which behave alike here.
+constexpr std::string_view kBuiltinFunctions =
+    "__build_class__ __import__ abs aiter all anext any ascii bin breakpoint callable chr "
+    "compile delattr dir divmod eval exec format getattr globals hasattr hash hex id input "
+    "isinstance issubclass iter len locals max min next oct ord pow print repr round setattr "
+    "sorted sum vars ";
+
+struct CType {
+  std::string_view module, qualname;
+};
+constexpr CType kCTypes[] = {
+    {"datetime", "date"},           {"datetime", "datetime"}, {"datetime", "time"},
+    {"datetime", "timedelta"},      {"datetime", "tzinfo"},   {"datetime", "timezone"},
+    {"collections", "OrderedDict"}, {"collections", "deque"}, {"collections", "defaultdict"},
+    {"decimal", "Decimal"},         {"decimal", "Context"},   {"array", "array"},
+};
+
+Origin origin_of(std::string_view module, std::string_view qualname) {
+  if (module == "builtins") {
+    // A whole space-separated word of the list.
+    for (std::size_t at = kBuiltinFunctions.find(qualname); at != std::string_view::npos;
+         at = kBuiltinFunctions.find(qualname, at + 1)) {
+      std::size_t end = at + qualname.size();
+      if ((at == 0 || kBuiltinFunctions[at - 1] == ' ') &&
+          (end == kBuiltinFunctions.size() || kBuiltinFunctions[end] == ' ')) {
+        return Origin::kCFunction;
+      }
+    }
+    return Origin::kCType;
+  }
+  for (const CType& t : kCTypes) {
+    if (t.module == module && t.qualname == qualname) return Origin::kCType;
+  }
+  return Origin::kPython;
+}
+
+// The last dotted component of a qualified name.
+std::string_view last_component(std::string_view qualname) {
+  std::size_t dot = qualname.rfind('.');
+  return dot == std::string_view::npos ? qualname : qualname.substr(dot + 1);
+}
+
+class Encoder {
+ public:
+  Encoder(const EncodeOptions& options, EncodeResult& result)
+      : options_(options),
+        out_(result.bytes),
+        buffers_(result.buffers),
+        proto_(options.protocol < 0 ? kHighestProtocol : options.protocol),
+        bin_(proto_ > 0) {
+    char_memo_.fill(kNoMemo);
+    bytes_memo_.fill(kNoMemo);
+  }
+
+  void run(const Node* root) {
+    if (proto_ > kHighestProtocol) {
+      fail("pickle protocol must be <= " + std::to_string(kHighestProtocol));
+    }
+    grow(initial_capacity(root));
+    buffers_.clear();
+    if (proto_ >= 2) {
+      char header[2] = {op(Op::PROTO), static_cast<char>(proto_)};
+      write(std::string_view(header, 2));
+      framing_ = proto_ >= 4;
+    }
+    stack_.reserve(64);
+    dispatch(root);
+    while (!stack_.empty()) {
+      Task t = stack_.back();
+      stack_.pop_back();
+      run_task(t);
+    }
+    put(op(Op::STOP));
+    commit_frame();
+    framing_ = false;
+    out_.clear();
+    out_.reserve(len_);
+    out_.append(buf_.get(), len_);
+  }
+
+ private:
+  // ---- errors -------------------------------------------------------------
+  [[noreturn, gnu::noinline, gnu::cold]] void fail(std::string message) {
+    throw PickleError(ErrorKind::Unpicklable, len_, std::move(message));
+  }
+
+  void enter() {
+    if (++depth_ > options_.max_depth) {
+      throw PickleError(ErrorKind::LimitExceeded, len_,
+                        "nesting deeper than max_depth " + std::to_string(options_.max_depth));
+    }
+  }
+  void enter_container() {
+    enter();
+    push(nullptr, 0, Step::kLeave);
+  }
+
+  static std::size_t initial_capacity(const Node* root) {
+    if (root != nullptr) {
+      switch (root->kind) {
+        case Kind::Str:
+        case Kind::Bytes:
+        case Kind::ByteArray:
+        case Kind::PickleBuffer: return root->payload().size() + 64;
+        default: break;
+      }
+    }
+    return 4096;
+  }
+
+  // ---- output and framing (_Pickler_Write and friends) ----------------------
+  // The pickle is built in a malloc'd buffer (len_ of cap_ bytes used): a
+  // byte written is a store, growing neither zero-fills (as resizing a
+  // std::string would) nor, for large buffers, copies (realloc remaps). run()
+  // copies the result into the std::string once.
+  void reserve(std::size_t n) {
+    if (cap_ - len_ < n) grow(std::max(cap_ * 2, len_ + n));
+  }
+  [[gnu::noinline]] void grow(std::size_t capacity) {
+    void* p = std::realloc(buf_.get(), capacity);
+    if (p == nullptr) throw std::bad_alloc();
+    buf_.release();
+    buf_.reset(static_cast<char*>(p));
+    cap_ = capacity;
+  }
+  void open_frame_if_needed() {
+    if (framing_ && frame_start_ == kNoFrame) {
+      reserve(kFrameHeaderSize);
+      frame_start_ = len_;
+      len_ += kFrameHeaderSize;
+    }
+  }
+  void put(char c) {
+    open_frame_if_needed();
+    reserve(1);
+    buf_.get()[len_++] = c;
+  }
+  void write(std::string_view s) {
+    open_frame_if_needed();
+    reserve(s.size());
+    char* dst = buf_.get() + len_;
+    if (s.size() <= 16) {
+      for (char c : s) *dst++ = c;  // short opcodes: no call into memcpy
+    } else {
+      std::memcpy(dst, s.data(), s.size());
+    }
+    len_ += s.size();
+  }
+  void put_le(std::uint64_t v, int n) {
+    char buf[8];
+    for (int i = 0; i < n; ++i) buf[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    write(std::string_view(buf, static_cast<std::size_t>(n)));
+  }
+  void put_decimal(std::int64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    write(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+  }
+
+  [[gnu::noinline]] void commit_frame() {
+    if (!framing_ || frame_start_ == kNoFrame) return;
+    std::size_t len = len_ - frame_start_ - kFrameHeaderSize;
+    if (len >= kFrameSizeMin) {
+      buf_.get()[frame_start_] = op(Op::FRAME);
+      for (std::size_t i = 0; i < 8; ++i) {
+        buf_.get()[frame_start_ + 1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
+      }
+    } else {
+      char* start = buf_.get() + frame_start_;
+      std::memmove(start, start + kFrameHeaderSize, len);
+      len_ -= kFrameHeaderSize;
+    }
+    frame_start_ = kNoFrame;
+  }
+
+  // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
+  void boundary() {
+    if (framing_ && frame_start_ != kNoFrame &&
+        len_ - frame_start_ - kFrameHeaderSize >= kFrameSizeTarget) {
+      commit_frame();
+    }
+  }
+
+  // _Pickler_write_bytes: a payload of 64 KiB or more goes outside any frame.
+  void write_payload(std::string_view header, std::string_view data) {
+    if (data.size() >= kFrameSizeTarget) {
+      commit_frame();
+      bool framing = framing_;
+      framing_ = false;
+      write(header);
+      write(data);
+      framing_ = framing;
+    } else {
+      write(header);
+      write(data);
+    }
+  }
+
+  // ---- memo -----------------------------------------------------------------
+  std::uint64_t memo_put_op() {
+    std::uint64_t idx = memo_size_++;
+    if (proto_ >= 4) {
+      put(op(Op::MEMOIZE));
+    } else if (!bin_) {
+      put(op(Op::PUT));
+      put_decimal(static_cast<std::int64_t>(idx));
+      put('\n');
+    } else if (idx < 256) {
+      char b[2] = {op(Op::BINPUT), static_cast<char>(idx)};
+      write(std::string_view(b, 2));
+    } else if (idx <= 0xffffffffu) {
+      put(op(Op::LONG_BINPUT));
+      put_le(idx, 4);
+    } else {
+      fail("memo id too large for LONG_BINPUT");
+    }
+    return idx;
+  }
+
+  void memo_get(std::uint64_t idx) {
+    if (!bin_) {
+      put(op(Op::GET));
+      put_decimal(static_cast<std::int64_t>(idx));
+      put('\n');
+    } else if (idx < 256) {
+      char b[2] = {op(Op::BINGET), static_cast<char>(idx)};
+      write(std::string_view(b, 2));
+    } else if (idx <= 0xffffffffu) {
+      put(op(Op::LONG_BINGET));
+      put_le(idx, 4);
+    } else {
+      fail("memo id too large for LONG_BINGET");
+    }
+  }
+
+  void memo_fresh() { memo_put_op(); }
+
+  std::uint64_t* singleton_slot(const Node* n) {
+    if (n->kind == Kind::Str) {
+      int s = latin1_singleton_slot(n->payload());
+      return s < 0 ? nullptr : &char_memo_[static_cast<std::size_t>(s)];
+    }
+    if (n->kind == Kind::Bytes) {
+      int s = bytes_singleton_slot(n->payload());
+      return s < 0 ? nullptr : &bytes_memo_[static_cast<std::size_t>(s)];
+    }
+    return nullptr;
+  }
+
+  std::uint64_t find_memo(const Node* n) {
+    if (std::uint64_t* slot = singleton_slot(n)) return *slot;
+    auto it = node_memo_.find(n);
+    return it == node_memo_.end() ? kNoMemo : it->second;
+  }
+
+  void memo_put_node(const Node* n) {
+    std::uint64_t idx = memo_put_op();
+    if (std::uint64_t* slot = singleton_slot(n)) {
+      *slot = idx;
+    } else {
+      node_memo_.emplace(n, idx);
+    }
+  }
+
+  // ---- tasks ------------------------------------------------------------------
+  void push(const Node* n, std::size_t index, Step step, char opcode = 0) {
+    stack_.push_back(Task{n, index, step, opcode});
+  }
+  void push_op(Op o) { push(nullptr, 0, Step::kWriteOp, op(o)); }
+  void push_save(const Node* n) { push(n, 0, Step::kSave); }
+
+  void run_task(const Task& t) {
+    switch (t.step) {
+      case Step::kSave: dispatch(t.node); break;
+      case Step::kWriteOp: put(t.opcode); break;
+      case Step::kLeave: --depth_; break;
+      case Step::kTupleEnd: tuple_end(t.node); break;
+      case Step::kFreshTupleEnd: fresh_tuple_end(t.index); break;
+      case Step::kFrozenSetEnd: frozenset_end(t.node); break;
+      case Step::kSetReduceEnd: set_reduce_end(t.node); break;
+      case Step::kReduceEnd: reduce_end(t.node); break;
+      case Step::kItems: items(t.node, SeqView{t.node->items}, t.index); break;
+      case Step::kListExact:
+        exact_batches(t.node, t.step, SeqView{t.node->items}, t.index, op(Op::APPEND),
+                      op(Op::APPENDS), true, false);
+        break;
+      case Step::kListEach:
+        each(t.node, t.step, SeqView{t.node->items}, t.index, op(Op::APPEND));
+        break;
+      case Step::kDictExact:
+        exact_batches(t.node, t.step, InterleavedView{t.node->items}, t.index, op(Op::SETITEM),
+                      op(Op::SETITEMS), true, true);
+        break;
+      case Step::kDictEach:
+        each(t.node, t.step, InterleavedView{t.node->items}, t.index, op(Op::SETITEM));
+        break;
+      case Step::kSetBatch:
+        exact_batches(t.node, t.step, SeqView{t.node->items}, t.index, 0, op(Op::ADDITEMS), false,
+                      true);
+        break;
+      case Step::kListItems:
+        if (proto_ == 0) {
+          each(t.node, t.step, SeqView{t.node->obj->listitems}, t.index, op(Op::APPEND));
+        } else {
+          loose_batches(t.node, t.step, SeqView{t.node->obj->listitems}, t.index, op(Op::APPEND),
+                        op(Op::APPENDS));
+        }
+        break;
+      case Step::kDictItems:
+        if (proto_ == 0) {
+          each(t.node, t.step, PairView{t.node->obj->dictitems}, t.index, op(Op::SETITEM));
+        } else {
+          loose_batches(t.node, t.step, PairView{t.node->obj->dictitems}, t.index, op(Op::SETITEM),
+                        op(Op::SETITEMS));
+        }
+        break;
+      case Step::kSaveEmptyTuple:
+        boundary();
+        save_empty_tuple();
+        break;
+      case Step::kSaveNone:
+        boundary();
+        put(op(Op::NONE));
+        break;
+      case Step::kFreshDict: fresh_dict(t.node); break;
+    }
+  }
+
+  // Saves one entry (an item, or a key and its value) once whatever must run
+  // after it is on the stack: inline nodes are written now, the others are
+  // pushed for the main loop. A container is never dispatched from inside
+  // another one's save, so nesting does not deepen the C++ stack.
+  void save_entry(const Node* n) {
+    if (is_inline(n)) {
+      dispatch(n);
+    } else {
+      push_save(n);
+    }
+  }
+  void save_entry(Entry e) {
+    if (is_inline(e.first)) {
+      dispatch(e.first);
+      save_entry(e.second);
+    } else {
+      push_save(e.second);
+      push_save(e.first);
+    }
+  }
+
+  // Saves the entry then writes `after`, with nothing to resume afterwards.
+  template <class E>
+  void entry_then(E e, char after) {
+    if (is_inline(e)) {
+      save_entry(e);
+      put(after);
+    } else {
+      push(nullptr, 0, Step::kWriteOp, after);
+      save_entry(e);
+    }
+  }
+
+  // store_tuple_elements / save_frozenset's loop: items in order, no opcodes.
+  template <class View>
+  void items(const Node* node, View view, std::size_t i) {
+    const std::size_t n = view.size();
+    while (i < n) {
+      auto e = view.at(i++);
+      if (!is_inline(e)) {
+        push(node, i, Step::kItems);
+        save_entry(e);
+        return;
+      }
+      save_entry(e);
+    }
+  }
+
+  // Protocol 0: every entry followed by APPEND or SETITEM.
+  template <class View>
+  void each(const Node* node, Step step, View view, std::size_t i, char after) {
+    const std::size_t n = view.size();
+    while (i < n) {
+      auto e = view.at(i++);
+      if (!is_inline(e)) {
+        push(node, i, step);
+        push(nullptr, 0, Step::kWriteOp, after);
+        save_entry(e);
+        return;
+      }
+      save_entry(e);
+      put(after);
+    }
+  }
+
+  // batch_list_exact (single, no trailing batch), batch_dict_exact (single,
+  // trailing) and save_set (no single, trailing): MARK up to 1000 entries
+  // END, repeated. `trailing`: when the size is a multiple of 1000 an empty
+  // MARK END follows, as the C loops test for a full batch before they stop.
+  template <class View>
+  void exact_batches(const Node* node, Step step, View view, std::size_t i, char single, char end,
+                     bool single_special, bool trailing) {
+    const std::size_t n = view.size();
+    if (i == 0) {
+      if (single_special && n == 1) {
+        entry_then(view.at(0), single);
+        return;
+      }
+      put(op(Op::MARK));
+    }
+    for (;;) {
+      if (i > 0 && (i % kBatchSize == 0 || i == n)) {
+        put(end);
+        if (i == n) {
+          if (trailing && n % kBatchSize == 0) {
+            put(op(Op::MARK));
+            put(end);
+          }
+          return;
+        }
+        put(op(Op::MARK));
+      }
+      auto e = view.at(i++);
+      if (!is_inline(e)) {
+        push(node, i, step);
+        save_entry(e);
+        return;
+      }
+      save_entry(e);
+    }
+  }
+
+  // batch_list / batch_dict (reduce list and dict items, protocol >= 1): a
+  // batch holding a single entry is written with APPEND/SETITEM.
+  template <class View>
+  void loose_batches(const Node* node, Step step, View view, std::size_t i, char single, char end) {
+    const std::size_t n = view.size();
+    for (;;) {
+      if (i % kBatchSize == 0) {
+        if (i > 0) put(end);
+        std::size_t rest = n - i;
+        if (rest == 0) return;
+        if (rest == 1) {
+          entry_then(view.at(i), single);
+          return;
+        }
+        put(op(Op::MARK));
+      } else if (i == n) {
+        put(end);
+        return;
+      }
+      auto e = view.at(i++);
+      if (!is_inline(e)) {
+        push(node, i, step);
+        save_entry(e);
+        return;
+      }
+      save_entry(e);
+    }
+  }
+
+  // ---- save() -------------------------------------------------------------------
+  void dispatch(const Node* n) {
+    if (n == nullptr) fail("null node in the value");
+    boundary();
+    switch (n->kind) {
+      case Kind::None: put(op(Op::NONE)); return;
+      case Kind::Bool: save_bool(n->flag); return;
+      case Kind::Int: save_int(n); return;
+      case Kind::Float: save_float(n->f); return;
+      case Kind::PersId: save_pers(n); return;
+      case Kind::Global: emit_global(n->payload(), n->name); return;
+      default: break;
+    }
+    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+      memo_get(idx);
+      return;
+    }
+    switch (n->kind) {
+      case Kind::Str:
+        save_str_data(n->payload());
+        memo_put_node(n);
+        return;
+      case Kind::Bytes: save_bytes(n); return;
+      case Kind::ByteArray: save_bytearray(n); return;
+      case Kind::PickleBuffer: save_picklebuffer(n); return;
+      case Kind::List: save_list(n); return;
+      case Kind::Tuple: save_tuple(n); return;
+      case Kind::Dict: save_dict(n); return;
+      case Kind::Set: save_set(n); return;
+      case Kind::FrozenSet: save_frozenset(n); return;
+      case Kind::Object: save_object(n); return;
+      default: fail("cannot pickle a node of kind " + std::string(kind_name(n->kind)));
+    }
+  }
+
+  void save_bool(bool v) {
+    if (proto_ >= 2) {
+      put(v ? op(Op::NEWTRUE) : op(Op::NEWFALSE));
+    } else {
+      write(v ? "I01\n" : "I00\n");
+    }
+  }
+
+  void save_int(const Node* n) {
+    std::int64_t v = n->small;
+    bool fits64 = !n->big;
+    if (n->big && n->payload().size() <= 8) fits64 = twos_le_to_int64(n->payload(), v);
+    if (fits64 && v >= INT32_MIN && v <= INT32_MAX) {
+      if (bin_) {
+        auto u = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
+        char b[5] = {0, static_cast<char>(u & 0xff), static_cast<char>((u >> 8) & 0xff),
+                     static_cast<char>((u >> 16) & 0xff), static_cast<char>((u >> 24) & 0xff)};
+        std::size_t len;
+        if (b[3] != 0 || b[4] != 0) {
+          b[0] = op(Op::BININT);
+          len = 5;
+        } else if (b[2] != 0) {
+          b[0] = op(Op::BININT2);
+          len = 3;
+        } else {
+          b[0] = op(Op::BININT1);
+          len = 2;
+        }
+        write(std::string_view(b, len));
+      } else {
+        put(op(Op::INT));
+        put_decimal(v);
+        put('\n');
+      }
+      return;
+    }
+    if (proto_ >= 2) {
+      std::string bytes;
+      std::string_view le;
+      if (fits64) {
+        bytes = int64_to_twos_le(v);
+        le = bytes;
+      } else {
+        le = n->payload();
+        std::size_t k = le.size();
+        auto top = static_cast<unsigned char>(le[k - 1]);
+        bool below_neg = (static_cast<unsigned char>(le[k - 2]) & 0x80) != 0;
+        if ((top == 0 && !below_neg) || (top == 0xff && below_neg)) {
+          bytes = minimal_twos_le(le);  // a hand-made, non-minimal payload
+          le = bytes;
+        }
+      }
+      if (le.size() < 256) {
+        char h[2] = {op(Op::LONG1), static_cast<char>(le.size())};
+        write(std::string_view(h, 2));
+      } else {
+        if (le.size() > 0x7fffffffu) fail("int too large to pickle");
+        put(op(Op::LONG4));
+        put_le(le.size(), 4);
+      }
+      write(le);
+      return;
+    }
+    bool too_long = false;
+    std::string text = fits64 ? std::to_string(v) : int_decimal(n, too_long);
+    if (too_long) {
+      fail("Exceeds the limit (4300 digits) for integer string conversion");
+    }
+    put(op(Op::LONG));
+    write(text);
+    write("L\n");
+  }
+
+  void save_float(double d) {
+    if (bin_) {
+      auto bits = std::bit_cast<std::uint64_t>(d);
+      char b[9];
+      b[0] = op(Op::BINFLOAT);
+      for (int i = 0; i < 8; ++i) b[1 + i] = static_cast<char>((bits >> (8 * (7 - i))) & 0xff);
+      write(std::string_view(b, 9));
+    } else {
+      put(op(Op::FLOAT));
+      write(float_repr(d));
+      put('\n');
+    }
+  }
+
+  // save_unicode without the memo: UTF-8 (surrogatepass) in binary protocols,
+  // raw-unicode-escape text at protocol 0.
+  void save_str_data(std::string_view utf8) {
+    if (!bin_) {
+      put(op(Op::UNICODE));
+      write(raw_unicode_escape_encode(utf8));
+      put('\n');
+      return;
+    }
+    std::size_t size = utf8.size();
+    char h[9];
+    std::size_t len;
+    if (size <= 0xff && proto_ >= 4) {
+      h[0] = op(Op::SHORT_BINUNICODE);
+      h[1] = static_cast<char>(size);
+      len = 2;
+    } else if (size <= 0xffffffffu) {
+      h[0] = op(Op::BINUNICODE);
+      for (int i = 0; i < 4; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+      len = 5;
+    } else if (proto_ >= 4) {
+      h[0] = op(Op::BINUNICODE8);
+      for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+      len = 9;
+    } else {
+      fail("serializing a string larger than 4 GiB requires pickle protocol 4 or higher");
+    }
+    write_payload(std::string_view(h, len), utf8);
+  }
+
+  // _save_bytes_data without the memo (protocol >= 3, and in-band buffers).
+  void save_bytes_data(std::string_view data) {
+    std::size_t size = data.size();
+    char h[9];
+    std::size_t len;
+    if (size <= 0xff) {
+      h[0] = op(Op::SHORT_BINBYTES);
+      h[1] = static_cast<char>(size);
+      len = 2;
+    } else if (size <= 0xffffffffu) {
+      h[0] = op(Op::BINBYTES);
+      for (int i = 0; i < 4; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+      len = 5;
+    } else if (proto_ >= 4) {
+      h[0] = op(Op::BINBYTES8);
+      for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+      len = 9;
+    } else {
+      fail("serializing a bytes object larger than 4 GiB requires pickle protocol 4 or higher");
+    }
+    write_payload(std::string_view(h, len), data);
+  }
+
+  void save_bytearray_data(std::string_view data) {
+    char h[9];
+    h[0] = op(Op::BYTEARRAY8);
+    for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((data.size() >> (8 * i)) & 0xff);
+    write_payload(std::string_view(h, 9), data);
+  }
+
+  // save(()) body: EMPTY_TUPLE, or MARK TUPLE at protocol 0. Never memoized.
+  void save_empty_tuple() {
+    if (bin_) {
+      put(op(Op::EMPTY_TUPLE));
+    } else {
+      put(op(Op::MARK));
+      put(op(Op::TUPLE));
+    }
+  }
+
+  // The end of a temporary tuple whose items were saved: TUPLEn or TUPLE
+  // (after a MARK written by the caller), then its memo slot.
+  void fresh_tuple_end(std::size_t len) {
+    if (proto_ >= 2 && len <= 3) {
+      put(static_cast<char>(op(Op::TUPLE1) + static_cast<char>(len - 1)));
+    } else {
+      put(op(Op::TUPLE));
+    }
+    memo_fresh();
+  }
+  bool fresh_tuple_needs_mark(std::size_t len) const { return !(proto_ >= 2 && len <= 3); }
+
+  // save() of a str the C pickler makes on the fly (codecs.encode's text, a
+  // dotted name's last part): a singleton when one latin-1 character.
+  void save_synthetic_str(std::string_view utf8) {
+    boundary();
+    int slot = latin1_singleton_slot(utf8);
+    if (slot >= 0) {
+      std::uint64_t& idx = char_memo_[static_cast<std::size_t>(slot)];
+      if (idx != kNoMemo) {
+        memo_get(idx);
+        return;
+      }
+      save_str_data(utf8);
+      idx = memo_put_op();
+      return;
+    }
+    save_str_data(utf8);
+    memo_fresh();
+  }
+
+  // save() of an interned str: module names and qualnames, 'latin1'.
+  void save_interned(std::string_view s) {
+    boundary();
+    auto it = interned_memo_.find(s);
+    if (it != interned_memo_.end()) {
+      memo_get(it->second);
+      return;
+    }
+    save_str_data(s);
+    interned_memo_.emplace(s, memo_put_op());
+  }
+
+  // save() of the __name__ object of a C module (see origin_of).
+  void save_module_name_object(std::string_view module) {
+    boundary();
+    auto it = c_module_memo_.find(module);
+    if (it != c_module_memo_.end()) {
+      memo_get(it->second);
+      return;
+    }
+    save_str_data(module);
+    c_module_memo_.emplace(module, memo_put_op());
+  }
+
+  // save_bytes below protocol 3: reduce to bytes() or
+  // _codecs.encode(<the bytes decoded as latin-1>, 'latin1'). `self` is the
+  // node to memoize, or nullptr for a temporary bytes object.
+  void save_bytes_reduce(std::string_view data, const Node* self) {
+    if (data.empty()) {
+      save_global("builtins", "bytes");
+      boundary();
+      save_empty_tuple();
+    } else {
+      save_global("_codecs", "encode");
+      boundary();
+      if (proto_ < 2) put(op(Op::MARK));
+      save_synthetic_str(latin1_to_utf8(data));
+      save_interned("latin1");
+      fresh_tuple_end(2);
+    }
+    put(op(Op::REDUCE));
+    if (self != nullptr) {
+      memo_put_node(self);
+    } else {
+      memo_fresh();
+    }
+  }
+
+  void save_bytes(const Node* n) {
+    if (proto_ >= 3) {
+      save_bytes_data(n->payload());
+      memo_put_node(n);
+    } else {
+      save_bytes_reduce(n->payload(), n);
+    }
+  }
+
+  // Below protocol 5 a bytearray reduces to bytearray() or
+  // bytearray(<a new bytes object>).
+  void save_bytearray(const Node* n) {
+    std::string_view data = n->payload();
+    if (proto_ >= 5) {
+      save_bytearray_data(data);
+      memo_put_node(n);
+      return;
+    }
+    save_global("builtins", "bytearray");
+    boundary();
+    if (data.empty()) {
+      save_empty_tuple();
+    } else {
+      if (proto_ < 2) put(op(Op::MARK));
+      boundary();
+      if (proto_ >= 3) {
+        save_bytes_data(data);
+        memo_fresh();
+      } else {
+        save_bytes_reduce(data, nullptr);
+      }
+      fresh_tuple_end(1);
+    }
+    put(op(Op::REDUCE));
+    memo_put_node(n);
+  }
+
+  void save_picklebuffer(const Node* n) {
+    if (proto_ < 5) fail("PickleBuffer can only be pickled with protocol >= 5");
+    bool in_band = !options_.buffer_callback || options_.buffer_callback(*n);
+    if (in_band) {
+      if (n->flag) {
+        save_bytes_data(n->payload());
+      } else {
+        save_bytearray_data(n->payload());
+      }
+      memo_put_node(n);
+      return;
+    }
+    put(op(Op::NEXT_BUFFER));
+    if (n->flag) put(op(Op::READONLY_BUFFER));
+    buffers_.push_back(n);
+  }
+
+  void save_list(const Node* n) {
+    if (bin_) {
+      put(op(Op::EMPTY_LIST));
+    } else {
+      put(op(Op::MARK));
+      put(op(Op::LIST));
+    }
+    memo_put_node(n);
+    if (n->items.empty()) return;
+    enter_container();
+    if (bin_) {
+      exact_batches(n, Step::kListExact, SeqView{n->items}, 0, op(Op::APPEND), op(Op::APPENDS),
+                    true, false);
+    } else {
+      each(n, Step::kListEach, SeqView{n->items}, 0, op(Op::APPEND));
+    }
+  }
+
+  void save_dict(const Node* n) {
+    if (n->items.size() % 2 != 0) fail("dict node with an odd number of items");
+    if (bin_) {
+      put(op(Op::EMPTY_DICT));
+    } else {
+      put(op(Op::MARK));
+      put(op(Op::DICT));
+    }
+    memo_put_node(n);
+    if (n->items.empty()) return;
+    enter_container();
+    if (bin_) {
+      exact_batches(n, Step::kDictExact, InterleavedView{n->items}, 0, op(Op::SETITEM),
+                    op(Op::SETITEMS), true, true);
+    } else {
+      each(n, Step::kDictEach, InterleavedView{n->items}, 0, op(Op::SETITEM));
+    }
+  }
+
+  // A temporary dict holding the items of dict node `n` (the keywords a
+  // functools.partial keeps).
+  void fresh_dict(const Node* n) {
+    boundary();
+    put(op(Op::EMPTY_DICT));
+    memo_fresh();
+    if (n->items.empty()) return;
+    exact_batches(n, Step::kDictExact, InterleavedView{n->items}, 0, op(Op::SETITEM),
+                  op(Op::SETITEMS), true, true);
+  }
+
+  void save_set(const Node* n) {
+    if (proto_ < 4) {
+      set_reduce(n, "set");
+      return;
+    }
+    put(op(Op::EMPTY_SET));
+    memo_put_node(n);
+    if (n->items.empty()) return;
+    enter_container();
+    exact_batches(n, Step::kSetBatch, SeqView{n->items}, 0, 0, op(Op::ADDITEMS), false, true);
+  }
+
+  void save_frozenset(const Node* n) {
+    if (proto_ < 4) {
+      set_reduce(n, "frozenset");
+      return;
+    }
+    put(op(Op::MARK));
+    enter_container();
+    push(n, 0, Step::kFrozenSetEnd);
+    items(n, SeqView{n->items}, 0);
+  }
+
+  void frozenset_end(const Node* n) {
+    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+      put(op(Op::POP_MARK));
+      memo_get(idx);
+      return;
+    }
+    put(op(Op::FROZENSET));
+    memo_put_node(n);
+  }
+
+  // Below protocol 4: reduce (set, ([items],)) or (frozenset, ([items],)).
+  void set_reduce(const Node* n, std::string_view type_name) {
+    save_global("builtins", type_name);
+    boundary();  // the argument tuple
+    if (proto_ < 2) put(op(Op::MARK));
+    boundary();  // the list
+    if (bin_) {
+      put(op(Op::EMPTY_LIST));
+    } else {
+      put(op(Op::MARK));
+      put(op(Op::LIST));
+    }
+    memo_fresh();
+    enter_container();
+    push(n, 0, Step::kSetReduceEnd);
+    if (n->items.empty()) return;
+    if (bin_) {
+      exact_batches(n, Step::kListExact, SeqView{n->items}, 0, op(Op::APPEND), op(Op::APPENDS),
+                    true, false);
+    } else {
+      each(n, Step::kListEach, SeqView{n->items}, 0, op(Op::APPEND));
+    }
+  }
+
+  void set_reduce_end(const Node* n) {
+    fresh_tuple_end(1);
+    put(op(Op::REDUCE));
+    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+      put(op(Op::POP));
+      memo_get(idx);
+      return;
+    }
+    memo_put_node(n);
+  }
+
+  void save_tuple(const Node* n) {
+    if (n->items.empty()) {
+      save_empty_tuple();
+      return;
+    }
+    enter_container();
+    push(n, 0, Step::kTupleEnd);
+    if (!(proto_ >= 2 && n->items.size() <= 3)) put(op(Op::MARK));
+    items(n, SeqView{n->items}, 0);
+  }
+
+  // The tuple may have been memoized while its items were saved (it is
+  // recursive): then drop what was pushed and fetch it from the memo.
+  void tuple_end(const Node* n) {
+    const std::size_t len = n->items.size();
+    const bool short_form = proto_ >= 2 && len <= 3;
+    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+      if (short_form) {
+        for (std::size_t i = 0; i < len; ++i) put(op(Op::POP));
+      } else if (bin_) {
+        put(op(Op::POP_MARK));
+      } else {
+        for (std::size_t i = 0; i <= len; ++i) put(op(Op::POP));
+      }
+      memo_get(idx);
+      return;
+    }
+    if (short_form) {
+      put(static_cast<char>(op(Op::TUPLE1) + static_cast<char>(len - 1)));
+    } else {
+      put(op(Op::TUPLE));
+    }
+    memo_put_node(n);
+  }
+
+  // ---- persistent ids ---------------------------------------------------------
+  void save_pers(const Node* n) {
+    if (n->items.size() != 1 || n->items[0] == nullptr) fail("persid node without a pid");
+    const Node* pid = n->items[0];
+    if (pid->kind == Kind::PersId) fail("a persistent id cannot itself be a persid node");
+    if (bin_) {
+      if (is_inline(pid)) {
+        dispatch(pid);
+        put(op(Op::BINPERSID));
+      } else {
+        push_op(Op::BINPERSID);
+        push_save(pid);
+      }
+      return;
+    }
+    // Protocol 0 writes str(pid), which must be ASCII.
+    std::string text;
+    switch (pid->kind) {
+      case Kind::Str: text = std::string(pid->payload()); break;
+      case Kind::Int: {
+        bool too_long = false;
+        text = int_decimal(pid, too_long);
+        if (too_long) fail("Exceeds the limit (4300 digits) for integer string conversion");
+        break;
+      }
+      case Kind::Bool: text = pid->flag ? "True" : "False"; break;
+      case Kind::Float: text = float_repr(pid->f); break;
+      default:
+        fail("persistent id of kind " + std::string(kind_name(pid->kind)) +
+             " cannot be written at protocol 0");
+    }
+    if (!is_ascii(text)) fail("persistent IDs in protocol 0 must be ASCII strings");
+    put(op(Op::PERSID));
+    write(text);
+    put('\n');
+  }
+
+  // ---- globals ------------------------------------------------------------------
+  void save_global(std::string_view module, std::string_view qualname) {
+    boundary();
+    emit_global(module, qualname);
+  }
+
+  // save_global (and save_type) for the object module.qualname, after
+  // save()'s frame boundary.
+  void emit_global(std::string_view module, std::string_view qualname) {
+    auto key = std::make_pair(module, qualname);
+    if (auto it = global_memo_.find(key); it != global_memo_.end()) {
+      memo_get(it->second);
+      return;
+    }
+    if (module.empty() || qualname.empty()) fail("a global needs a module and a name");
+    for (std::size_t start = 0;;) {
+      std::size_t dot = qualname.find('.', start);
+      std::string_view part = qualname.substr(
+          start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+      if (part.empty()) fail("empty component in global name '" + std::string(qualname) + "'");
+      if (part == "<locals>") {
+        fail("Can't pickle local object '" + std::string(qualname) + "'");
+      }
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+    if (module == "types" && (qualname == "NoneType" || qualname == "EllipsisType" ||
+                              qualname == "NotImplementedType")) {
+      // save_type: these three types reduce to type(None), type(...), ...
+      save_global("builtins", "type");
+      boundary();
+      if (proto_ < 2) put(op(Op::MARK));
+      boundary();
+      if (qualname == "NoneType") {
+        put(op(Op::NONE));
+      } else {
+        save_global("builtins", qualname == "EllipsisType" ? "Ellipsis" : "NotImplemented");
+      }
+      fresh_tuple_end(1);
+      put(op(Op::REDUCE));
+      global_memo_.emplace(key, memo_put_op());
+      return;
+    }
+    if (proto_ >= 4) {
+      switch (origin_of(module, qualname)) {
+        case Origin::kPython:
+          save_interned(module);
+          save_interned(qualname);
+          break;
+        case Origin::kCType:
+          save_interned(module);
+          save_synthetic_str(qualname);
+          break;
+        case Origin::kCFunction:
+          save_module_name_object(module);
+          save_synthetic_str(qualname);
+          break;
+      }
+      put(op(Op::STACK_GLOBAL));
+      global_memo_.emplace(key, memo_put_op());
+      return;
+    }
+    std::size_t dot = qualname.rfind('.');
+    if (dot == std::string_view::npos) {
+      global_text(module, qualname);
+      global_memo_.emplace(key, memo_put_op());
+      return;
+    }
+    // A nested name below protocol 4 is getattr(<parent>, '<last part>'),
+    // the parent saved the same way. Unrolled, so that a long dotted name
+    // does not recurse: first the opening of every level down to a parent
+    // that is memoized or not dotted, then the closing of each level upwards.
+    std::vector<std::size_t> open_levels;  // lengths of the dotted prefixes opened
+    std::string_view current = qualname;
+    for (;;) {
+      enter();
+      open_levels.push_back(current.size());
+      save_global("builtins", "getattr");
+      boundary();  // the argument tuple
+      if (proto_ < 2) put(op(Op::MARK));
+      std::string_view parent = current.substr(0, current.rfind('.'));
+      auto it = global_memo_.find(std::make_pair(module, parent));
+      if (it != global_memo_.end() || parent.find('.') == std::string_view::npos) {
+        save_global(module, parent);
+        break;
+      }
+      boundary();  // save(parent), which continues with the next level
+      current = parent;
+    }
+    for (auto level = open_levels.rbegin(); level != open_levels.rend(); ++level) {
+      std::string_view name = qualname.substr(0, *level);
+      save_synthetic_str(last_component(name));
+      fresh_tuple_end(2);
+      put(op(Op::REDUCE));
+      --depth_;
+      global_memo_.emplace(std::make_pair(module, name), memo_put_op());
+    }
+  }
+
+  // GLOBAL 'module\nname\n', with Python 2 names below protocol 3.
+  void global_text(std::string_view module, std::string_view name) {
+    std::string mapped_module, mapped_name;
+    if (proto_ < 3 && options_.fix_imports) {
+      QualifiedName mapped = py3_to_py2(std::string(module), std::string(name));
+      mapped_module = std::move(mapped.first);
+      mapped_name = std::move(mapped.second);
+      module = mapped_module;
+      name = mapped_name;
+    }
+    if (proto_ != 3) {
+      if (!is_ascii(module)) {
+        fail("can't pickle module identifier '" + std::string(module) + "' using pickle protocol " +
+             std::to_string(proto_));
+      }
+      if (!is_ascii(name)) {
+        fail("can't pickle global identifier '" + std::string(name) + "' using pickle protocol " +
+             std::to_string(proto_));
+      }
+    }
+    if (module.find('\n') != std::string_view::npos || name.find('\n') != std::string_view::npos) {
+      fail("a global name with a newline cannot be written with GLOBAL");
+    }
+    put(op(Op::GLOBAL));
+    write(module);
+    put('\n');
+    write(name);
+    put('\n');
+  }
+
+  // ---- reduce ---------------------------------------------------------------------
+  void save_object(const Node* n) {
+    const ObjectParts* parts = n->obj.get();
+    if (parts == nullptr || parts->callable == nullptr) fail("object node without a callable");
+    const Node* callable = parts->callable;
+    const Node* args = parts->args;
+    if (args == nullptr || args->kind != Kind::Tuple) {
+      fail("second item of the tuple returned by __reduce__ must be a tuple");
+    }
+    if (callable->kind != Kind::Global && callable->kind != Kind::Object &&
+        callable->kind != Kind::PersId) {
+      fail("first item of the tuple returned by __reduce__ must be callable");
+    }
+    bool newobj = false, newobj_ex = false;
+    if (proto_ >= 2 && callable->kind == Kind::Global) {
+      std::string_view name = last_component(callable->name);
+      newobj_ex = name == "__newobj_ex__";
+      newobj = name == "__newobj__";
+    }
+    enter_container();
+    push(n, 0, Step::kReduceEnd);
+    if (newobj_ex) {
+      if (args->items.size() != 3) {
+        fail("length of the NEWOBJ_EX argument tuple must be exactly 3, not " +
+             std::to_string(args->items.size()));
+      }
+      const Node* cls = args->items[0];
+      const Node* cargs = args->items[1];
+      const Node* kwargs = args->items[2];
+      if (cls == nullptr || cls->kind != Kind::Global) {
+        fail("first item from NEWOBJ_EX argument tuple must be a class");
+      }
+      if (cargs == nullptr || cargs->kind != Kind::Tuple) {
+        fail("second item from NEWOBJ_EX argument tuple must be a tuple");
+      }
+      if (kwargs == nullptr || kwargs->kind != Kind::Dict || kwargs->items.size() % 2 != 0) {
+        fail("third item from NEWOBJ_EX argument tuple must be a dict");
+      }
+      if (proto_ >= 4) {
+        push_op(Op::NEWOBJ_EX);
+        push_save(kwargs);
+        push_save(cargs);
+        dispatch(cls);
+      } else {
+        newobj_ex_fallback(cls, cargs, kwargs);
+      }
+      return;
+    }
+    if (newobj) {
+      if (args->items.empty()) fail("__newobj__ arglist is empty");
+      const Node* cls = args->items[0];
+      if (cls == nullptr || cls->kind != Kind::Global) {
+        fail("args[0] from __newobj__ args is not a type");
+      }
+      push_op(Op::NEWOBJ);
+      dispatch(cls);
+      boundary();  // the tuple args[1:]
+      const std::size_t len = args->items.size() - 1;
+      if (len == 0) {
+        put(op(Op::EMPTY_TUPLE));
+        return;
+      }
+      if (fresh_tuple_needs_mark(len)) put(op(Op::MARK));
+      push(nullptr, len, Step::kFreshTupleEnd);
+      items(args, SeqView{args->items}, 1);
+      return;
+    }
+    push_op(Op::REDUCE);
+    push_save(args);
+    save_entry(callable);
+  }
+
+  // copyreg.__newobj_ex__ at protocols 2 and 3: the C pickler reduces with
+  // functools.partial(cls.__new__, cls, *args, **kwargs)() instead. cls.__new__
+  // is taken to be object.__new__ (a class that does not define __new__).
+  void newobj_ex_fallback(const Node* cls, const Node* cargs, const Node* kwargs) {
+    const std::size_t partial_args = 1 + cargs->items.size();
+    push_op(Op::REDUCE);
+    push(nullptr, 0, Step::kSaveEmptyTuple);
+    push_op(Op::BUILD);
+    push(nullptr, 4, Step::kFreshTupleEnd);  // the partial's state tuple
+    push(nullptr, 0, Step::kSaveNone);       // its __dict__
+    push(kwargs, 0, Step::kFreshDict);       // its keywords
+    push(nullptr, partial_args, Step::kFreshTupleEnd);
+    push(cargs, 0, Step::kItems);
+    // partial.__reduce__ -> (partial, (fn,), (fn, (cls, *args), kwargs, None))
+    boundary();  // the partial object
+    save_global("functools", "partial");
+    boundary();  // (fn,)
+    save_global("builtins", "object.__new__");
+    fresh_tuple_end(1);
+    put(op(Op::REDUCE));
+    memo_fresh();
+    boundary();  // the state tuple
+    put(op(Op::MARK));
+    save_global("builtins", "object.__new__");
+    boundary();  // (cls, *args)
+    if (fresh_tuple_needs_mark(partial_args)) put(op(Op::MARK));
+    dispatch(cls);
+  }
+
+  // After callable and args: the object may have been memoized meanwhile
+  // (a recursive reduce); then POP and GET, else memoize it and continue with
+  // list items, dict items and state.
+  void reduce_end(const Node* n) {
+    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+      put(op(Op::POP));
+      memo_get(idx);
+      return;
+    }
+    memo_put_node(n);
+    const ObjectParts& parts = *n->obj;
+    const Node* state = parts.state;
+    if (state != nullptr && state->kind != Kind::None) {
+      const Node* setter = parts.state_setter;
+      if (setter == nullptr || setter->kind == Kind::None) {
+        push_op(Op::BUILD);
+        push_save(state);
+      } else {
+        // state_setter(obj, state), its result popped
+        push_op(Op::POP);
+        push_op(Op::REDUCE);
+        push_op(Op::TUPLE2);
+        push_save(state);
+        push_save(n);
+        push_save(setter);
+      }
+    }
+    if (!parts.dictitems.empty()) push(n, 0, Step::kDictItems);
+    if (!parts.listitems.empty()) push(n, 0, Step::kListItems);
+  }
+
+  const EncodeOptions& options_;
+  std::string& out_;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> buf_;
+  std::size_t cap_ = 0;
+  std::size_t len_ = 0;
+  std::vector<const Node*>& buffers_;
+  const int proto_;
+  const bool bin_;
+  bool framing_ = false;
+  std::size_t frame_start_ = kNoFrame;
+  std::size_t depth_ = 0;
+  std::uint64_t memo_size_ = 0;
+  std::vector<Task> stack_;
+  absl::flat_hash_map<const Node*, std::uint64_t> node_memo_;
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::uint64_t> global_memo_;
+  absl::flat_hash_map<std::string_view, std::uint64_t> interned_memo_;
+  absl::flat_hash_map<std::string_view, std::uint64_t> c_module_memo_;
+  std::array<std::uint64_t, 257> char_memo_;   // '' and one latin-1 character strs
+  std::array<std::uint64_t, 257> bytes_memo_;  // b'' and one-byte bytes
+};
+
+}  // namespace
+
+EncodeResult encode(const Node* root, const EncodeOptions& options) {
+  EncodeResult result;
+  Encoder encoder(options, result);
+  encoder.run(root);
+  return result;
+}
+
+}  // namespace serialcheck::pickle
