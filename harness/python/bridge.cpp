@@ -498,6 +498,9 @@ class Describer {
     if (Py_IS_TYPE(o, &PySet_Type)) return shell(o, Kind::Set);
     if (PyFrozenSet_CheckExact(o)) return shell(o, Kind::FrozenSet);
     if (PyPickleBuffer_Check(o)) return remember(o, describe_pickle_buffer(o));
+    // Loaders hand out-of-band buffers back as the objects they were given
+    // (distributed gives memoryviews): the PickleBuffer they stand for.
+    if (PyMemoryView_Check(o)) return remember(o, describe_view(PyMemoryView_GET_BUFFER(o)));
     if (PyFunction_Check(o)) return remember(o, describe_global(o, nullptr));
     if (PyType_Check(o)) {
       // pickle's save_type: the types of the three singletons reduce to
@@ -564,6 +567,10 @@ class Describer {
   Node* describe_pickle_buffer(PyObject* o) {
     const Py_buffer* view = PyPickleBuffer_GetBuffer(o);
     if (view == nullptr) throw_python_error();
+    return describe_view(view);
+  }
+
+  Node* describe_view(const Py_buffer* view) {
     std::string data(static_cast<std::size_t>(view->len), '\0');
     if (PyBuffer_IsContiguous(view, 'C')) {
       if (view->len > 0) data.assign(static_cast<const char*>(view->buf), data.size());

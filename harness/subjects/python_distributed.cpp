@@ -99,7 +99,9 @@ PyRef header_from_json(const nlohmann::json& j, int depth) {
         PyRef value = header_from_json(item, depth + 1);
         if (PyList_Append(list.get(), value.get()) != 0) python::throw_python_error();
       }
-      return list;
+      // A tuple, as distributed's wire format reads arrays (msgpack with
+      // use_list=False): a tuple dict key stored in a header stays hashable.
+      return check(PyList_AsTuple(list.get()));
     }
     case Type::object: {
       PyRef dict = check(PyDict_New());

@@ -115,7 +115,7 @@ class PickleSubject final : public PythonSubject {
       PyRef pickler_class = python::get_attr(main_module().get(), "_Pickler");
       PyRef args = check(Py_BuildValue("(O)", file.get()));
       PyRef pickler = check(PyObject_Call(pickler_class.get(), args.get(), kwargs.get()));
-      check(PyObject_CallMethod(pickler.get(), "dump", "O", object));
+      check(PyObject_CallMethod(pickler.get(), "dump", "(O)", object));
       data = check(PyObject_CallMethod(file.get(), "getvalue", nullptr));
     } else {
       PyRef dumps = python::get_attr(main_module().get(), "dumps");

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
 
   Action action;
   add_run(app, action);
+  add_replay(app, action);
+  add_promote(app, action);
   add_dis(app, action);
   add_decode(app, action);
   add_encode(app, action);

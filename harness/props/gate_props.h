@@ -1,0 +1,68 @@
+// The properties the gate checks across subjects (docs/conformance.md,
+// "Properties across subjects"): roundtrip.equal, roundtrip.identity,
+// bytes.match-cpython, cross.load, protocol.mismatch, loads.pure.
+//
+// A property says, for a subject, either how to generate its cases (a
+// CasePlan) or why it cannot run (a skip reason naming the missing
+// capability), and checks one case at a time. It never prints and never
+// decides pass/fail for a whole cell: RapidCheck drives it (runner.h).
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/props/case.h"
+#include "harness/subjects/subject.h"
+
+namespace serialcheck {
+
+// What a property needs from around it while it checks one subject.
+struct PropertyEnv {
+  // Another subject by name ("reference", "cpython"), made on first use in
+  // this process; nullptr, with `why_not` set, when it is not built in or
+  // is unavailable here.
+  std::function<Subject*(const std::string& name, std::string* why_not)> subject;
+};
+
+// How to generate the cases of one (subject, property) cell.
+struct CasePlan {
+  bool graph_shaped = false;  // shared references and cycles (else trees)
+  bool python_safe = false;   // values a Python object graph holds exactly
+  int min_protocol = 0;
+  int max_protocol = 5;
+  bool out_of_band = false;   // may send pickle buffers out of band at protocol 5
+  bool lower_loader = false;  // draws a loader limit below the protocol (>= 2 then)
+};
+
+struct Applicability {
+  std::string skip_reason;  // empty: the property applies, with `plan`
+  CasePlan plan;
+};
+
+struct GateProperty {
+  std::string id;
+  std::string summary;
+  std::function<Applicability(Subject&, PropertyEnv&)> applies;
+  std::function<Outcome(Subject&, const TestCase&, PropertyEnv&)> check;
+};
+
+// In the order the matrix shows them.
+const std::vector<GateProperty>& gate_properties();
+const GateProperty* find_property(std::string_view id);
+
+// Cases under a plan: the protocol first, then a value generated for it
+// (buffers only at protocol 5, NaN canonical at protocol 0...).
+rc::Gen<TestCase> case_generator(const CasePlan& plan);
+
+// Runs `property.check` and turns anything it throws into a failed outcome
+// (fingerprint "exception:<type>@harness"), so one bad case cannot take the
+// whole cell down.
+Outcome check_case(const GateProperty& property, Subject& subject, const TestCase& c,
+                   PropertyEnv& env);
+
+}  // namespace serialcheck

@@ -1,0 +1,62 @@
+// Steps the gate properties share: dumping and loading with failures turned
+// into outcomes whose fingerprints name the stage, and value comparison that
+// knows when a value went through Python. Internal to harness/props.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "harness/props/case.h"
+#include "harness/props/gate_props.h"
+#include "harness/subjects/subject.h"
+#include "reference/value/equal.h"
+
+namespace serialcheck::props {
+
+// The kind of a failure: SubjectError::kind(), else "internal".
+std::string error_kind(const std::exception& e);
+
+// "exception:<kind>@<stage>" with the exception's text as the message.
+Outcome exception_outcome(const std::exception& e, std::string_view stage);
+
+// Dumps c.value with c's protocol and out-of-band choice. On failure sets
+// `failed` and returns nullopt.
+std::optional<Message> dumps_step(Subject& subject, const TestCase& c, std::string_view stage,
+                                  Outcome& failed);
+
+// Loads `m` into `graph` with the loader limit `max_protocol`. On failure
+// sets `failed` (with the message attached) and returns nullptr.
+Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_protocol,
+                 std::string_view stage, Outcome& failed);
+
+// equal_under() with globals by name, or with immutables free of identity
+// when the value went through Python (value_tools.h); a PickleBuffer counts
+// as the bytes or bytearray it holds, since whether it travels in band (and
+// comes back as bytes) or out of band is the subject's choice.
+bool same_value(const Node* a, const Node* b, bool through_python, Difference* why);
+
+// A failed outcome for values that differ: "mismatch:<category>[@stage]".
+Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,
+                         const Node* actual, std::string_view expected_name,
+                         std::string_view actual_name);
+
+// The same message with every frame copied into memory it owns (writable).
+Message owned_copy(const Message& m);
+
+// The message frame 0 is a plain pickle of: the header reduced to what a
+// pickle loader reads ({"serializer": "pickle", "protocol", "writeable"}).
+Message as_pickle_message(const Message& m, int protocol);
+
+// FNV-1a over the header text and every frame's bytes.
+std::uint64_t message_hash(const Message& m);
+
+// True when `text` contains `number` as a whole decimal number.
+bool names_number(std::string_view text, int number);
+
+// Whether a value that `subject` loads or dumps passes through Python.
+bool through_python(const Subject& subject);
+
+}  // namespace serialcheck::props

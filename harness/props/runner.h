@@ -1,0 +1,110 @@
+// The gate's runner: checks (subject, property) cells in worker processes so
+// that a subject that crashes or hangs cannot take the run down.
+//
+// The parent forks (no exec) one worker per subject; the worker makes its
+// subject (a Python subject starts the interpreter there, never in the
+// parent), drives each of its cells with RapidCheck and streams JSON lines
+// back over a pipe, announcing each case before running it. The parent
+// enforces the per-case timeout and notices crashes; a crash or hang is
+// charged to the announced case, which the parent then shrinks greedily
+// (shrink.h), running each candidate in a fresh forked worker, before a new
+// worker takes over the subject's remaining cells. At most `jobs` workers
+// run at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/props/case.h"
+#include "harness/report/results.h"
+#include "harness/subjects/subject.h"
+
+namespace serialcheck {
+
+// How to make a subject. `make` runs in worker processes only.
+struct SubjectFactory {
+  std::string name;
+  std::function<std::unique_ptr<Subject>()> make;
+};
+
+struct CellId {
+  std::string subject;
+  std::string property;
+};
+
+// Every (subject, property) pair in matrix order, subjects outer; shard I of
+// N keeps the cells whose index is I modulo N.
+std::vector<CellId> plan_cells(const std::vector<std::string>& subjects,
+                               const std::vector<std::string>& properties, int shard_index,
+                               int shard_count);
+
+// The RapidCheck seed of one cell: the run seed mixed with the cell's names,
+// so a cell's cases do not depend on which other cells run.
+std::uint64_t cell_seed(std::uint64_t run_seed, const std::string& subject,
+                        const std::string& property);
+
+struct RunEvent {
+  enum class Kind { CellStarted, CaseStarted, CellFinished, Shrinking };
+  Kind kind = Kind::CellStarted;
+  std::string subject;
+  std::string property;
+  int cases = 0;                       // CaseStarted: cases so far in the cell
+  const CellResult* result = nullptr;  // CellFinished
+  int finished = 0;                    // cells finished so far
+  int total = 0;                       // cells in this run
+};
+
+struct RunOptions {
+  // Every subject the build has; the properties find helper subjects
+  // ("reference", "cpython") here too.
+  std::vector<SubjectFactory> factories;
+  std::vector<CellId> cells;  // what to run (plan_cells)
+  int cases = 100;
+  int max_size = 100;
+  std::uint64_t seed = 0;
+  double time_budget_s = 0;  // 0: unlimited
+  int jobs = 1;
+  double case_timeout_s = 20;
+  std::optional<std::filesystem::path> corpus_dir;  // where failing cases go; nullopt: nowhere
+  int shrink_attempts = 150;                        // probes per crash (each a fresh worker)
+  int shrink_attempts_timeout = 6;  // probes per hang (each may take case_timeout_s)
+  std::function<void(const RunEvent&)> on_event;
+};
+
+struct RunOutput {
+  std::vector<CellResult> cells;  // in options.cells order; verdicts Pass, Fail or Skip
+  Coverage coverage;              // opcodes and header keys; `missing` left empty
+};
+
+RunOutput run_cells(const RunOptions& options);
+
+// The result of one case run in a fresh forked worker.
+struct ProbeResult {
+  enum class Kind { Ran, Crashed, TimedOut, Skipped };
+  Kind kind = Kind::Ran;
+  Outcome outcome;     // Ran
+  std::string reason;  // Crashed: "crash:SIGSEGV"...; TimedOut: "timeout"; Skipped: why
+};
+
+// Runs `property` on `c` for `subject` in a fresh worker and waits for it.
+ProbeResult probe_case(const std::vector<SubjectFactory>& factories, const std::string& subject,
+                       const std::string& property, const TestCase& c, double timeout_s);
+
+// Dumps `c` with `subject` in a fresh forked worker, so that the calling
+// process never starts Python. nullopt, with `why_not`, when the subject is
+// missing or unavailable, raises, crashes or hangs.
+std::optional<Message> dump_in_worker(const std::vector<SubjectFactory>& factories,
+                                      const std::string& subject, const TestCase& c,
+                                      double timeout_s, std::string* why_not = nullptr);
+
+// "crash:SIGSEGV" for a worker killed by a signal, "crash:exit-3" for one
+// that exited early.
+std::string crash_fingerprint(int wait_status);
+
+}  // namespace serialcheck

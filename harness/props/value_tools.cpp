@@ -1,0 +1,224 @@
+#include "harness/props/value_tools.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <unordered_set>
+
+#include "reference/value/numeric.h"
+
+namespace serialcheck {
+namespace {
+
+void copy_scalars(const Node* from, Node* to) {
+  to->flag = from->flag;
+  to->big = from->big;
+  to->small = from->small;
+  to->f = from->f;
+  to->name = from->name;
+  if (!from->payload().empty()) to->set_owned(std::string(from->payload()));
+}
+
+void append_field(std::string& key, std::string_view field) {
+  std::uint64_t n = field.size();
+  key.append(reinterpret_cast<const char*>(&n), sizeof n);
+  key.append(field);
+}
+
+std::string pointer_text(const void* p) {
+  auto v = reinterpret_cast<std::uintptr_t>(p);
+  return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+// How a node shows up in its parent's interning key: atoms by value,
+// immutable nodes by their representative, mutable nodes by identity.
+std::string child_key(const Node* c, const std::unordered_map<const Node*, Node*>& rep) {
+  std::string k(1, static_cast<char>(c->kind));
+  if (is_atom(c->kind)) {
+    k += c->flag ? '1' : '0';
+    if (c->kind == Kind::Int) {
+      k += c->big ? minimal_twos_le(c->payload()) : int64_to_twos_le(c->small);
+    }
+    if (c->kind == Kind::Float) k += std::to_string(std::bit_cast<std::uint64_t>(c->f));
+    return k;
+  }
+  auto it = rep.find(c);
+  return k + pointer_text(it == rep.end() ? c : it->second);
+}
+
+std::string intern_key(const Node* n, const std::unordered_map<const Node*, Node*>& rep) {
+  std::string key(1, static_cast<char>(n->kind));
+  append_field(key, n->payload());
+  append_field(key, n->name);
+  std::vector<std::string> parts;
+  for (const Node* c : n->items) parts.push_back(child_key(c, rep));
+  if (n->kind == Kind::FrozenSet) std::sort(parts.begin(), parts.end());
+  for (const auto& p : parts) append_field(key, p);
+  return key;
+}
+
+// Rewrites the (copied, hence mutable) value so that equal immutable
+// subvalues are one node; returns the new root.
+Node* hash_cons(Node* root, SharingRule rule) {
+  auto exempt = [rule](Kind k) {
+    return rule == SharingRule::ImmutablesFree ? !is_atom(k) && immutable_kind(k)
+                                               : k == Kind::Global;
+  };
+  std::vector<const Node*> order = reachable(root);
+  std::unordered_map<const Node*, Node*> rep;
+  std::unordered_map<std::string, Node*> interned;
+  // Post-order over immutable nodes; a child still in progress (an
+  // immutable-only cycle, which Python cannot build) is keyed by identity.
+  std::unordered_map<const Node*, int> state;  // 1 in progress, 2 done
+  for (const Node* start : order) {
+    if (!exempt(start->kind) || state[start] != 0) continue;
+    std::vector<std::pair<Node*, std::size_t>> stack{{const_cast<Node*>(start), 0}};
+    state[start] = 1;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->items.size()) {
+        Node* c = node->items[next++];
+        if (c != nullptr && exempt(c->kind) && state[c] == 0) {
+          state[c] = 1;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      std::string key = intern_key(node, rep);
+      auto [it, fresh] = interned.emplace(std::move(key), node);
+      rep[node] = it->second;
+      (void)fresh;
+      state[node] = 2;
+      stack.pop_back();
+    }
+  }
+  auto redirect = [&rep](Node*& p) {
+    if (p == nullptr) return;
+    auto it = rep.find(p);
+    if (it != rep.end()) p = it->second;
+  };
+  for (const Node* cn : order) {
+    Node* n = const_cast<Node*>(cn);
+    for (Node*& c : n->items) redirect(c);
+    if (n->obj) {
+      redirect(n->obj->callable);
+      redirect(n->obj->args);
+      redirect(n->obj->state);
+      redirect(n->obj->state_setter);
+      for (Node*& c : n->obj->listitems) redirect(c);
+      for (auto& [k, v] : n->obj->dictitems) {
+        redirect(k);
+        redirect(v);
+      }
+    }
+  }
+  redirect(root);
+  return root;
+}
+
+}  // namespace
+
+std::vector<Node*> children(const Node* node) {
+  std::vector<Node*> out;
+  for (Node* c : node->items) {
+    if (c != nullptr) out.push_back(c);
+  }
+  if (node->obj) {
+    const ObjectParts& o = *node->obj;
+    for (Node* c : {o.callable, o.args, o.state, o.state_setter}) {
+      if (c != nullptr) out.push_back(c);
+    }
+    for (Node* c : o.listitems) {
+      if (c != nullptr) out.push_back(c);
+    }
+    for (const auto& [k, v] : o.dictitems) {
+      if (k != nullptr) out.push_back(k);
+      if (v != nullptr) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+std::vector<const Node*> reachable(const Node* root) {
+  std::vector<const Node*> out;
+  if (root == nullptr) return out;
+  std::unordered_set<const Node*> seen{root};
+  out.push_back(root);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    for (const Node* c : children(out[i])) {
+      if (seen.insert(c).second) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+Node* copy_value(const Node* root, Graph& out, std::unordered_map<const Node*, Node*>* map) {
+  if (root == nullptr) return nullptr;
+  std::unordered_map<const Node*, Node*> local;
+  auto& m = map != nullptr ? *map : local;
+  auto nodes = reachable(root);
+  for (const Node* n : nodes) {
+    Node* copy = out.make(n->kind);
+    copy_scalars(n, copy);
+    m[n] = copy;
+  }
+  auto get = [&m](const Node* n) -> Node* { return n == nullptr ? nullptr : m.at(n); };
+  for (const Node* n : nodes) {
+    Node* copy = m.at(n);
+    copy->items.reserve(n->items.size());
+    for (const Node* c : n->items) copy->items.push_back(get(c));
+    if (n->obj) {
+      copy->obj = std::make_unique<ObjectParts>();
+      copy->obj->callable = get(n->obj->callable);
+      copy->obj->args = get(n->obj->args);
+      copy->obj->state = get(n->obj->state);
+      copy->obj->state_setter = get(n->obj->state_setter);
+      for (const Node* c : n->obj->listitems) copy->obj->listitems.push_back(get(c));
+      for (const auto& [k, v] : n->obj->dictitems) copy->obj->dictitems.push_back({get(k), get(v)});
+    }
+  }
+  return m.at(root);
+}
+
+bool immutable_kind(Kind kind) {
+  switch (kind) {
+    case Kind::None:
+    case Kind::Bool:
+    case Kind::Int:
+    case Kind::Float:
+    case Kind::Str:
+    case Kind::Bytes:
+    case Kind::Tuple:
+    case Kind::FrozenSet:
+    case Kind::Global: return true;
+    default: return false;
+  }
+}
+
+const Node* buffers_as_bytes(const Node* value, Graph& scratch) {
+  auto nodes = reachable(value);
+  bool any = std::any_of(nodes.begin(), nodes.end(),
+                         [](const Node* n) { return n->kind == Kind::PickleBuffer; });
+  if (!any) return value;
+  std::unordered_map<const Node*, Node*> map;
+  Node* root = copy_value(value, scratch, &map);
+  for (auto& [original, copy] : map) {
+    if (original->kind != Kind::PickleBuffer) continue;
+    copy->kind = original->flag ? Kind::Bytes : Kind::ByteArray;
+    copy->flag = false;
+  }
+  return root;
+}
+
+bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why) {
+  if (a == nullptr || b == nullptr) return equal(a, b, why);
+  Graph ga;
+  Graph gb;
+  Node* ca = hash_cons(copy_value(a, ga), rule);
+  Node* cb = hash_cons(copy_value(b, gb), rule);
+  return equal(ca, cb, why);
+}
+
+}  // namespace serialcheck

@@ -1,0 +1,57 @@
+// Graph utilities the gate needs beyond the value model: walking and copying
+// a value with its sharing intact, and the comparison used when values pass
+// through real Python objects.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "reference/value/equal.h"
+#include "reference/value/value.h"
+
+namespace serialcheck {
+
+// The nodes `root` references directly, in a fixed order (items; for objects
+// callable, args, state, state_setter, listitems, dictitems). Null entries
+// are left out.
+std::vector<Node*> children(const Node* node);
+
+// Every node reachable from `root`, each once, breadth first (root first).
+std::vector<const Node*> reachable(const Node* root);
+
+// Copies the value reachable from `root` into `out`, keeping sharing and
+// cycles; payloads are copied (the copy borrows nothing). `map`, when given,
+// receives original -> copy for every node. Iterative.
+Node* copy_value(const Node* root, Graph& out,
+                 std::unordered_map<const Node*, Node*>* map = nullptr);
+
+// True for kinds whose objects Python never mutates, so that sharing one of
+// them is unobservable except through `is`: str, bytes, tuple, frozenset,
+// global (and the atoms).
+bool immutable_kind(Kind kind);
+
+// A copy of `value` in which every PickleBuffer is the bytes (read-only)
+// or bytearray (writable) it holds; `value` itself when it has none.
+const Node* buffers_as_bytes(const Node* value, Graph& scratch);
+
+// Which sharing does not count when two values are compared.
+enum class SharingRule {
+  // A global is one object per name, as it is in Python (pickle memoizes
+  // the class object, and NEWOBJ names copyreg.__newobj__ without a node of
+  // its own): two global nodes with one name count as one. All other
+  // sharing must match exactly.
+  GlobalsByName,
+  // Sharing of immutable objects does not count at all. The honest
+  // equality for values that passed through CPython, which caches empty and
+  // one-character strings, small bytes and the empty tuple. Sharing of
+  // mutable objects (lists, dicts, sets, bytearrays, objects, buffers) and
+  // every cycle must still match.
+  ImmutablesFree,
+};
+
+// Equality as equal() defines it, except for the sharing `rule` exempts:
+// both values are first rewritten so that equal exempt subvalues are one
+// node (hash-consing), then compared with equal().
+bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why = nullptr);
+
+}  // namespace serialcheck

@@ -1,0 +1,365 @@
+#include "harness/props/worker.h"
+
+#include <fcntl.h>
+#include <rapidcheck.h>
+#include <rapidcheck/Check.h>
+#include <rapidcheck/detail/Configuration.h>
+#include <rapidcheck/detail/TestListenerAdapter.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include "harness/props/coverage.h"
+#include "harness/props/gate_props.h"
+#include "harness/props/shrink.h"
+
+namespace serialcheck::worker {
+namespace {
+
+constexpr const char* kCoverageSubject = "reference";
+// Checks the value shrinker may spend on a failure RapidCheck has shrunk.
+constexpr int kValueShrinkSteps = 200;
+
+struct Made {
+  std::unique_ptr<Subject> subject;
+  std::string why_not;
+};
+
+Made make_subject(const std::vector<SubjectFactory>& factories, const std::string& name) {
+  Made m;
+  for (const auto& f : factories) {
+    if (f.name != name) continue;
+    try {
+      m.subject = f.make();
+      if (!m.subject) {
+        m.why_not = "could not be created";
+      } else if (auto reason = m.subject->unavailable_reason()) {
+        m.subject.reset();
+        m.why_not = "unavailable: " + *reason;
+      }
+    } catch (const std::exception& e) {
+      m.subject.reset();
+      m.why_not = std::string("could not be created: ") + e.what();
+    }
+    return m;
+  }
+  m.why_not = "not in this build of serialcheck";
+  return m;
+}
+
+// Passes everything through and records what dumps() wrote.
+class RecordingSubject : public Subject {
+ public:
+  RecordingSubject(Subject& inner, CoverageRecorder& recorder)
+      : inner_(inner), recorder_(recorder) {}
+  RecordingSubject(std::unique_ptr<Subject> owned, CoverageRecorder& recorder)
+      : owned_(std::move(owned)), inner_(*owned_), recorder_(recorder) {}
+  std::string name() const override { return inner_.name(); }
+  Capabilities capabilities() const override { return inner_.capabilities(); }
+  std::optional<std::string> unavailable_reason() const override {
+    return inner_.unavailable_reason();
+  }
+  Message dumps(const Node* value, const DumpOptions& options) override {
+    Message m = inner_.dumps(value, options);
+    recorder_.record(m, options.protocol);
+    return m;
+  }
+  Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override {
+    return inner_.loads(message, graph, options);
+  }
+
+ private:
+  std::unique_ptr<Subject> owned_;
+  Subject& inner_;
+  CoverageRecorder& recorder_;
+};
+
+// Makes helper subjects on first use, one instance per name. With a
+// recorder, the reference's dumps count towards coverage here too.
+class SubjectPool {
+ public:
+  explicit SubjectPool(const std::vector<SubjectFactory>& factories,
+                       CoverageRecorder* recorder = nullptr)
+      : factories_(factories), recorder_(recorder) {}
+
+  Subject* get(const std::string& name, std::string* why_not) {
+    auto it = made_.find(name);
+    if (it == made_.end()) {
+      Made m = make_subject(factories_, name);
+      if (m.subject && recorder_ != nullptr && name == kCoverageSubject) {
+        m.subject = std::make_unique<RecordingSubject>(std::move(m.subject), *recorder_);
+      }
+      it = made_.emplace(name, std::move(m)).first;
+    }
+    if (!it->second.subject && why_not != nullptr) *why_not = it->second.why_not;
+    return it->second.subject.get();
+  }
+
+ private:
+  const std::vector<SubjectFactory>& factories_;
+  CoverageRecorder* recorder_;
+  std::map<std::string, Made> made_;
+};
+
+nlohmann::json skip_line(const std::string& property, const std::string& reason) {
+  return {
+      {"t", "cell"}, {"property", property}, {"status", "skip"}, {"cases", 0}, {"reason", reason}};
+}
+
+nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, PropertyEnv& env,
+                        const CellsJob& job) {
+  Applicability a = property.applies(subject, env);
+  if (!a.skip_reason.empty()) return skip_line(property.id, a.skip_reason);
+
+  int announced = 0;
+  std::optional<std::pair<TestCase, Outcome>> last_failure;
+  std::string last_discard;
+  auto generator = case_generator(a.plan);
+  auto check = [&] {
+    TestCase c = *generator;
+    ++announced;
+    write_line(
+        fd,
+        {{"t", "case"}, {"property", property.id}, {"n", announced}, {"case", case_to_json(c)}});
+    Outcome o = check_case(property, subject, c, env);
+    if (o.status == Outcome::Status::Discard) {
+      last_discard = o.message;
+      RC_DISCARD(o.message);
+    }
+    if (o.failed()) {
+      std::string what = o.fingerprint + ": " + o.message;
+      last_failure.emplace(std::move(c), std::move(o));  // the last one seen is the minimal one
+      RC_FAIL(what);
+    }
+  };
+  rc::detail::TestMetadata metadata;
+  metadata.id = subject.name() + "/" + property.id;
+  metadata.description = metadata.id;
+  rc::detail::TestParams params;
+  params.seed = cell_seed(job.seed, subject.name(), property.id);
+  params.maxSuccess = job.cases;
+  params.maxSize = job.max_size;
+  rc::detail::TestListenerAdapter quiet;
+  auto result = rc::detail::checkProperty(rc::detail::toProperty(check), metadata, params, quiet);
+
+  nlohmann::json line = {{"t", "cell"}, {"property", property.id}};
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    line["status"] = "pass";
+    line["cases"] = success.numSuccess;
+  } else if (result.match(failure)) {
+    line["status"] = "fail";
+    line["cases"] = failure.numSuccess + 1;
+    nlohmann::json f;
+    if (last_failure) {
+      // RapidCheck shrinks the generator's choices; the runner's shrinker then
+      // simplifies the value itself, keeping only steps that fail the same way.
+      const std::string fingerprint = last_failure->second.fingerprint;
+      auto same_failure = [&](const TestCase& candidate) {
+        ++announced;
+        write_line(fd, {{"t", "case"},
+                        {"property", property.id},
+                        {"n", announced},
+                        {"case", case_to_json(candidate)}});
+        Outcome o = check_case(property, subject, candidate, env);
+        if (!o.failed() || o.fingerprint != fingerprint) return false;
+        last_failure->second = std::move(o);
+        return true;
+      };
+      TestCase smallest = shrink_greedily(last_failure->first, same_failure, kValueShrinkSteps);
+      f = outcome_to_json(last_failure->second);
+      f["case"] = case_to_json(smallest);
+    } else {
+      f = {{"status", "fail"},
+           {"fingerprint", "error:rapidcheck"},
+           {"message", failure.description}};
+    }
+    line["failure"] = std::move(f);
+  } else if (result.match(gave_up)) {
+    line["status"] = "skip";
+    line["cases"] = gave_up.numSuccess;
+    line["reason"] = "gave up after " + std::to_string(gave_up.numSuccess) +
+                     " cases: too many discarded (" + last_discard + ")";
+  } else {
+    result.match(error);
+    line["status"] = "fail";
+    line["cases"] = announced;
+    line["failure"] = {{"status", "fail"},
+                       {"fingerprint", "error:rapidcheck"},
+                       {"message", "RapidCheck could not run the property: " + error.description}};
+  }
+  return line;
+}
+
+// RapidCheck prints "Using configuration: ..." when it first reads its
+// configuration; the worker's stderr belongs to the user's terminal.
+void quiet_rapidcheck_configuration() {
+  std::fflush(stderr);
+  std::cerr.flush();
+  int saved = ::dup(STDERR_FILENO);
+  int null = ::open("/dev/null", O_WRONLY);
+  if (saved < 0 || null < 0) return;
+  ::dup2(null, STDERR_FILENO);
+  (void)rc::detail::configuration();
+  std::cerr.flush();
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  ::close(null);
+}
+
+}  // namespace
+
+void write_line(int fd, const nlohmann::json& j) {
+  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      _exit(4);  // the parent is gone
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+std::optional<std::string> LineBuffer::next() {
+  auto nl = buffer_.find('\n', start_);
+  if (nl == std::string::npos) {
+    if (start_ > 0) {
+      buffer_.erase(0, start_);
+      start_ = 0;
+    }
+    return std::nullopt;
+  }
+  std::string line = buffer_.substr(start_, nl - start_);
+  start_ = nl + 1;
+  if (start_ == buffer_.size()) {
+    buffer_.clear();
+    start_ = 0;
+  }
+  return line;
+}
+
+Child spawn(const std::function<void(int fd)>& body, const std::vector<int>& close_in_child) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    for (int fd : close_in_child) ::close(fd);
+    ::signal(SIGPIPE, SIG_DFL);
+    try {
+      body(fds[1]);
+    } catch (...) {
+      _exit(3);
+    }
+    _exit(0);
+  }
+  ::close(fds[1]);
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  return {pid, fds[0]};
+}
+
+void cells_worker(int fd, const CellsJob& job) {
+  quiet_rapidcheck_configuration();
+  try {
+    CoverageRecorder recorder;
+    SubjectPool pool(*job.factories, &recorder);
+    PropertyEnv env;
+    env.subject = [&pool](const std::string& name, std::string* why_not) {
+      return pool.get(name, why_not);
+    };
+    Made made;
+    bool made_yet = false;
+    std::unique_ptr<RecordingSubject> recording;
+    for (const auto& id : job.properties) {
+      write_line(fd, {{"t", "cell-start"}, {"property", id}});
+      if (job.deadline && Clock::now() >= *job.deadline) {
+        write_line(fd, skip_line(id, "the time budget of " +
+                                         std::to_string(static_cast<long>(job.time_budget_s)) +
+                                         " s was spent before this cell started"));
+        continue;
+      }
+      const GateProperty* property = find_property(id);
+      if (property == nullptr) {
+        write_line(fd, skip_line(id, "no such property"));
+        continue;
+      }
+      if (!made_yet) {  // after the first cell-start, so a hang here has a cell to charge
+        made = make_subject(*job.factories, job.subject);
+        made_yet = true;
+        if (made.subject && job.subject == kCoverageSubject) {
+          recording = std::make_unique<RecordingSubject>(*made.subject, recorder);
+        }
+      }
+      if (!made.subject) {
+        write_line(fd, skip_line(id, made.why_not));
+        continue;
+      }
+      Subject& subject = recording ? static_cast<Subject&>(*recording) : *made.subject;
+      nlohmann::json line = run_cell(fd, subject, *property, env, job);
+      if (!recorder.empty()) {
+        line["coverage"] = recorder.to_json();
+        recorder = CoverageRecorder();
+      }
+      write_line(fd, line);
+    }
+    write_line(fd, {{"t", "done"}});
+  } catch (const std::exception& e) {
+    write_line(fd, {{"t", "error"}, {"message", e.what()}});
+    _exit(3);
+  }
+  _exit(0);
+}
+
+void probe_worker(int fd, const ProbeJob& job) {
+  try {
+    SubjectPool pool(*job.factories);
+    PropertyEnv env;
+    env.subject = [&pool](const std::string& name, std::string* why_not) {
+      return pool.get(name, why_not);
+    };
+    const GateProperty* property = find_property(job.property);
+    if (property == nullptr) {
+      write_line(fd, {{"t", "outcome"},
+                      {"status", "skipped"},
+                      {"reason", "no property \"" + job.property + "\""}});
+      _exit(0);
+    }
+    Made made = make_subject(*job.factories, job.subject);
+    if (!made.subject) {
+      write_line(fd, {{"t", "outcome"}, {"status", "skipped"}, {"reason", made.why_not}});
+      _exit(0);
+    }
+    Applicability a = property->applies(*made.subject, env);
+    if (!a.skip_reason.empty()) {
+      write_line(fd, {{"t", "outcome"}, {"status", "skipped"}, {"reason", a.skip_reason}});
+      _exit(0);
+    }
+    Outcome o = check_case(*property, *made.subject, *job.test, env);
+    write_line(fd, {{"t", "outcome"}, {"status", "ran"}, {"outcome", outcome_to_json(o)}});
+  } catch (const std::exception& e) {
+    write_line(fd, {{"t", "error"}, {"message", e.what()}});
+    _exit(3);
+  }
+  _exit(0);
+}
+
+}  // namespace serialcheck::worker

@@ -1,0 +1,74 @@
+// The child side of the runner (runner.h): what a forked worker does, and
+// the JSON lines it writes to the parent, one object per line:
+//   {"t":"cell-start","property":P}
+//   {"t":"case","property":P,"n":N,"case":{value, protocol, options}}  before running it
+//   {"t":"cell","property":P,"status":"pass|fail|skip","cases":N,"reason":R,
+//    "failure":{...outcome..., "case":{...}},"coverage":{...}}
+//   {"t":"outcome","status":"ran|skipped","outcome":{...},"reason":R}  (a probe)
+//   {"t":"done"}
+// Internal to harness/props.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/props/runner.h"
+
+namespace serialcheck::worker {
+
+using Clock = std::chrono::steady_clock;
+
+struct CellsJob {
+  const std::vector<SubjectFactory>* factories = nullptr;
+  std::string subject;
+  std::vector<std::string> properties;
+  int cases = 100;
+  int max_size = 100;
+  std::uint64_t seed = 0;
+  std::optional<Clock::time_point> deadline;  // start no cell after it
+  double time_budget_s = 0;                   // for the skip reason
+};
+
+struct ProbeJob {
+  const std::vector<SubjectFactory>* factories = nullptr;
+  std::string subject;
+  std::string property;
+  const TestCase* test = nullptr;
+};
+
+// Run in the child; they write lines to `fd` and never return.
+[[noreturn]] void cells_worker(int fd, const CellsJob& job);
+[[noreturn]] void probe_worker(int fd, const ProbeJob& job);
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;  // the read end, non-blocking
+};
+
+// Forks; the child closes `close_in_child` and runs body(write end).
+// Throws std::runtime_error when pipe() or fork() fail.
+Child spawn(const std::function<void(int fd)>& body, const std::vector<int>& close_in_child);
+
+// Writes one JSON line, whole, to `fd` (retrying partial writes).
+void write_line(int fd, const nlohmann::json& j);
+
+// Splits buffered bytes into complete lines.
+class LineBuffer {
+ public:
+  void append(const char* data, std::size_t size) { buffer_.append(data, size); }
+  // The next complete line, without its newline, or nullopt.
+  std::optional<std::string> next();
+  bool empty() const { return buffer_.empty(); }
+
+ private:
+  std::string buffer_;
+  std::size_t start_ = 0;
+};
+
+}  // namespace serialcheck::worker

@@ -1,0 +1,54 @@
+#include "harness/report/json_report.h"
+
+namespace serialcheck {
+namespace {
+
+nlohmann::json cell_to_json(const CellResult& c) {
+  nlohmann::json j = {{"subject", c.subject},
+                      {"property", c.property},
+                      {"verdict", verdict_name(c.verdict)},
+                      {"cases", c.cases},
+                      {"seconds", c.seconds}};
+  if (c.verdict == Verdict::Skip) j["skip_reason"] = c.skip_reason;
+  if (!c.fingerprint.empty()) j["fingerprint"] = c.fingerprint;
+  if (!c.message.empty()) j["message"] = c.message;
+  if (!c.explanation.empty()) j["explanation"] = c.explanation;
+  if (!c.minimal_case.is_null()) j["case"] = c.minimal_case;
+  if (!c.failing_message.is_null()) j["failing_message"] = c.failing_message;
+  if (!c.case_file.empty()) {
+    j["case_file"] = c.case_file;
+    j["replay"] = "serialcheck replay " + c.case_file;
+  }
+  if (!c.known_reason.empty()) j["known_reason"] = c.known_reason;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json report_to_json(const RunReport& report) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& c : report.cells) cells.push_back(cell_to_json(c));
+  nlohmann::json j = {
+      {"tool", "serialcheck"},
+      {"version", report.version},
+      {"seed", report.seed},
+      {"cases", report.cases},
+      {"max_size", report.max_size},
+      {"shard", {{"index", report.shard_index}, {"count", report.shard_count}}},
+      {"seconds", report.seconds},
+      {"subjects", report.subjects},
+      {"properties", report.properties},
+      {"cells", std::move(cells)},
+      {"coverage", report.coverage.to_json()},
+      {"known_failures",
+       {{"file", report.known_failures_file},
+        {"add", report.lines_to_add},
+        {"remove", report.lines_to_remove}}},
+      {"summary", report.summary()},
+      {"repeat", report.repeat_command},
+      {"ok", report.ok()},
+  };
+  return j;
+}
+
+}  // namespace serialcheck

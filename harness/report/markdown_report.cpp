@@ -1,0 +1,194 @@
+#include "harness/report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reference/pickle/opcodes.h"
+
+namespace serialcheck {
+namespace {
+
+const CellResult* find_cell(const RunReport& r, const std::string& s, const std::string& p) {
+  for (const auto& c : r.cells) {
+    if (c.subject == s && c.property == p) return &c;
+  }
+  return nullptr;
+}
+
+// Markdown table cells cannot hold '|' or newlines.
+std::string table_safe(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n') {
+      out += ' ';
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// A fenced block whose fence is longer than any backtick run inside.
+std::string fenced(const std::string& body, const std::string& lang = "") {
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (char c : body) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  std::string out = fence + lang + "\n" + body;
+  if (!body.empty() && body.back() != '\n') out += "\n";
+  return out + fence + "\n";
+}
+
+}  // namespace
+
+std::string cell_label(const CellResult* c) {
+  if (c == nullptr) return "-";
+  switch (c->verdict) {
+    case Verdict::Pass: return fmt::format("pass {}", c->cases);
+    case Verdict::Fail: return fmt::format("FAIL {}", c->cases);
+    case Verdict::ExpectedFail: return fmt::format("xfail {}", c->cases);
+    case Verdict::UnexpectedPass: return fmt::format("XPASS {}", c->cases);
+    case Verdict::Skip: return "skip";
+  }
+  return "?";
+}
+
+std::string matrix_text(const RunReport& r) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {"subject"};
+  for (const auto& p : r.properties) head.push_back(p);
+  rows.push_back(head);
+  for (const auto& s : r.subjects) {
+    std::vector<std::string> row = {s};
+    for (const auto& p : r.properties) row.push_back(cell_label(find_cell(r, s, p)));
+    rows.push_back(row);
+  }
+  std::vector<std::size_t> width(head.size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i] + std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string markdown_report(const RunReport& r) {
+  std::string out = "# serialcheck conformance report\n\n";
+  auto counts = r.summary();
+  out += fmt::format("**{}**: {} pass, {} fail, {} expected fail, {} unexpected pass, {} skip.\n",
+                     r.ok() ? "PASSED" : "FAILED", counts["pass"], counts["fail"],
+                     counts["expected-fail"], counts["unexpected-pass"], counts["skip"]);
+  auto why = r.failure_reasons();
+  if (!why.empty()) {
+    std::string text;
+    for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
+    out += "The gate fails: " + text + ".\n";
+  }
+  out += "\n";
+  out += fmt::format("Seed {}, {} cases per cell, max size {}, shard {}/{}, {:.1f} s.\n", r.seed,
+                     r.cases, r.max_size, r.shard_index, r.shard_count, r.seconds);
+  if (!r.repeat_command.empty()) out += fmt::format("Repeat with `{}`.\n", r.repeat_command);
+  out += "\n## Matrix\n\n| subject |";
+  for (const auto& p : r.properties) out += " " + p + " |";
+  out += "\n|---|";
+  for (std::size_t i = 0; i < r.properties.size(); ++i) out += "---|";
+  out += "\n";
+  for (const auto& s : r.subjects) {
+    out += "| " + s + " |";
+    for (const auto& p : r.properties) out += " " + cell_label(find_cell(r, s, p)) + " |";
+    out += "\n";
+  }
+  out +=
+      "\nCells: pass N (N cases passed), FAIL, xfail (a listed known failure), XPASS (listed "
+      "but passed), skip (see below), - (not run in this shard).\n";
+
+  bool any_failure = false;
+  for (const auto& c : r.cells) any_failure |= c.failed();
+  if (any_failure) {
+    out += "\n## Failures\n";
+    for (const auto& c : r.cells) {
+      if (!c.failed()) continue;
+      out += fmt::format("\n### {} / {}{}\n\n", c.subject, c.property,
+                         c.verdict == Verdict::ExpectedFail ? " (expected)" : "");
+      out += fmt::format("- fingerprint: `{}`\n- message: {}\n- after {} cases\n", c.fingerprint,
+                         table_safe(c.message), c.cases);
+      if (!c.known_reason.empty()) out += "- known failure: " + c.known_reason + "\n";
+      if (!c.case_file.empty()) {
+        out += fmt::format("- replay: `serialcheck replay {}`\n", c.case_file);
+      }
+      if (!c.minimal_case.is_null()) {
+        out += "\nMinimal case:\n\n" +
+               fenced(c.minimal_case.dump(2, ' ', false, nlohmann::json::error_handler_t::replace),
+                      "json");
+      }
+      if (!c.explanation.empty()) out += "\nExplanation:\n\n" + fenced(c.explanation);
+    }
+  }
+
+  bool any_skip = false;
+  for (const auto& c : r.cells) any_skip |= c.verdict == Verdict::Skip;
+  if (any_skip) {
+    out += "\n## Skipped\n\n| subject | property | reason |\n|---|---|---|\n";
+    for (const auto& c : r.cells) {
+      if (c.verdict != Verdict::Skip) continue;
+      out += fmt::format("| {} | {} | {} |\n", c.subject, c.property, table_safe(c.skip_reason));
+    }
+  }
+
+  if (!r.lines_to_add.empty() || !r.lines_to_remove.empty()) {
+    out += "\n## Known failures\n\n";
+    std::string file =
+        r.known_failures_file.empty() ? "the known-failures file" : r.known_failures_file;
+    if (!r.lines_to_add.empty()) {
+      std::string body;
+      for (const auto& l : r.lines_to_add) body += l + "\n";
+      out += "Fix these failures, or add these lines to " + file + ":\n\n" + fenced(body);
+    }
+    if (!r.lines_to_remove.empty()) {
+      std::string body;
+      for (const auto& l : r.lines_to_remove) body += l + "\n";
+      out += "\nRemove these lines from " + file + " (they no longer fail that way):\n\n" +
+             fenced(body);
+    }
+  }
+
+  out += "\n## Coverage of the reference encoder\n\n";
+  if (r.coverage.opcodes.empty()) {
+    out += "No reference dumps ran in this run.\n";
+  } else {
+    out += "| opcode | protocols |\n|---|---|\n";
+    for (const auto& info : pickle::opcode_table()) {
+      std::string name(info.name);
+      auto it = r.coverage.opcodes.find(name);
+      if (it == r.coverage.opcodes.end()) continue;
+      std::string protos;
+      for (int p : it->second) protos += (protos.empty() ? "" : ", ") + std::to_string(p);
+      out += "| " + name + " | " + protos + " |\n";
+    }
+    if (!r.coverage.missing.empty()) {
+      std::string names;
+      for (const auto& m : r.coverage.missing) names += (names.empty() ? "" : ", ") + m;
+      out += fmt::format("\nNever emitted although the encoder can: {}{}.\n", names,
+                         r.coverage.enforced ? " (fails the gate)" : " (not enforced in this run)");
+    }
+    std::string keys;
+    for (const auto& k : r.coverage.header_keys) keys += (keys.empty() ? "" : ", ") + k;
+    out += "\nHeader keys written: " + (keys.empty() ? std::string("none") : keys) + ".\n";
+  }
+  return out;
+}
+
+}  // namespace serialcheck

@@ -1,0 +1,21 @@
+// conformance.md and the terminal matrix: the subjects x properties table,
+// then each failure with its minimal case (canonical JSON), the explanation
+// and the command that replays it; then skips, known-failures changes and
+// the reference encoder's opcode coverage.
+#pragma once
+
+#include <string>
+
+#include "harness/report/results.h"
+
+namespace serialcheck {
+
+std::string markdown_report(const RunReport& report);
+
+// The matrix as plain aligned text, one row per subject, for the terminal.
+std::string matrix_text(const RunReport& report);
+
+// A cell's short form: "pass 100", "FAIL 3", "xfail 3", "XPASS 100", "skip", "-".
+std::string cell_label(const CellResult* cell);
+
+}  // namespace serialcheck

@@ -1,0 +1,83 @@
+// The results of one gate run: a verdict per (subject, property) cell, the
+// opcode coverage of the reference encoder, and the known-failures
+// bookkeeping. The runner fills it, known_failures.h judges it, and the
+// writers (json_report.h, markdown_report.h, junit_report.h) print it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace serialcheck {
+
+enum class Verdict {
+  Pass,
+  Fail,            // a failure the known-failures file does not list
+  ExpectedFail,    // listed with the same fingerprint
+  UnexpectedPass,  // listed by exact subject and property, but passed
+  Skip,            // capability missing, subject unavailable, time budget
+};
+
+std::string verdict_name(Verdict v);  // "pass", "fail", "expected-fail", ...
+
+struct CellResult {
+  std::string subject;
+  std::string property;
+  Verdict verdict = Verdict::Pass;
+  int cases = 0;  // cases run (including the failing one)
+  double seconds = 0;
+  std::string skip_reason;
+
+  // When the cell failed (verdict Fail or ExpectedFail):
+  std::string fingerprint;
+  std::string message;
+  std::string explanation;
+  nlohmann::json minimal_case;     // {"value", "protocol", "options"}, or null
+  nlohmann::json failing_message;  // {"header", "frames"}, or null
+  std::string case_file;           // where the case was saved ("" when not saved)
+  std::string known_reason;        // the known-failures reason, for ExpectedFail
+
+  bool failed() const { return verdict == Verdict::Fail || verdict == Verdict::ExpectedFail; }
+};
+
+// Opcodes the reference encoder emitted, by the protocol it was asked for,
+// and the message header keys it wrote.
+struct Coverage {
+  std::map<std::string, std::set<int>> opcodes;  // opcode name -> protocols
+  std::set<std::string> header_keys;
+  std::vector<std::string> missing;  // emittable opcodes never seen
+  bool enforced = false;             // missing opcodes fail the run
+
+  void merge(const nlohmann::json& j);  // the worker's {"opcodes", "header_keys"}
+  nlohmann::json to_json() const;
+};
+
+struct RunReport {
+  std::string version;
+  std::uint64_t seed = 0;
+  int cases = 0;
+  int max_size = 0;
+  int shard_index = 0;
+  int shard_count = 1;
+  double seconds = 0;
+  std::vector<std::string> subjects;
+  std::vector<std::string> properties;
+  std::vector<CellResult> cells;
+  Coverage coverage;
+  std::string known_failures_file;
+  std::vector<std::string> lines_to_add;     // known-failures lines for new failures
+  std::vector<std::string> lines_to_remove;  // stale entries and unexpected passes
+  std::string repeat_command;                // how to repeat this run
+
+  // Counts per verdict name.
+  std::map<std::string, int> summary() const;
+  // True when nothing fails the gate.
+  bool ok() const;
+  // Why the gate fails, one short phrase each (empty when ok()).
+  std::vector<std::string> failure_reasons() const;
+};
+
+}  // namespace serialcheck

@@ -1,0 +1,94 @@
+#include "harness/subjects/reference_subject.h"
+
+#include <string>
+#include <vector>
+
+#include "reference/pickle/decoder.h"
+#include "reference/pickle/encoder.h"
+#include "reference/pickle/errors.h"
+#include "reference/pickle/opcodes.h"
+
+namespace serialcheck {
+namespace {
+
+SubjectError to_subject_error(const pickle::PickleError& e) {
+  return SubjectError(std::string(pickle::error_kind_name(e.kind())),
+                      e.detail() + " (at byte " + std::to_string(e.offset()) + ")");
+}
+
+}  // namespace
+
+Capabilities ReferenceSubject::capabilities() const {
+  Capabilities caps;
+  caps.min_protocol = 0;
+  caps.max_protocol = pickle::kHighestProtocol;
+  caps.out_of_band = true;
+  caps.limit_loader = true;
+  caps.pickle_format = true;
+  caps.cpython_bytes = true;
+  caps.python_values = false;
+  caps.families = {"pickle"};
+  return caps;
+}
+
+Message ReferenceSubject::dumps(const Node* value, const DumpOptions& options) {
+  pickle::EncodeOptions enc;
+  enc.protocol = options.protocol;
+  if (options.out_of_band && options.protocol >= 5) {
+    enc.buffer_callback = [](const Node&) { return false; };
+  }
+  pickle::EncodeResult result;
+  try {
+    result = pickle::encode(value, enc);
+  } catch (const pickle::PickleError& e) {
+    throw to_subject_error(e);
+  }
+  Message message;
+  nlohmann::json writeable = nlohmann::json::array();
+  message.frames.push_back(Frame::owned(std::move(result.bytes)));
+  for (const Node* buffer : result.buffers) {
+    auto payload = buffer->payload();
+    message.frames.push_back(Frame::borrowed_view(payload.data(), payload.size(), buffer->flag));
+    writeable.push_back(!buffer->flag);
+  }
+  message.header = {{"serializer", "pickle"},
+                    {"protocol", options.protocol},
+                    {"writeable", std::move(writeable)}};
+  return message;
+}
+
+Node* ReferenceSubject::loads(const Message& message, Graph& graph, const LoadOptions& options) {
+  if (message.frames.empty()) throw SubjectError("bad-message", "no pickle frame");
+  const auto& header = message.header;
+  if (header.contains("serializer") && header["serializer"] != "pickle") {
+    throw SubjectError("bad-message",
+                       "serializer " + header["serializer"].dump() + " is not pickle");
+  }
+  const nlohmann::json* writeable = nullptr;
+  if (header.contains("writeable") && header["writeable"].is_array()) {
+    writeable = &header["writeable"];
+  }
+  std::vector<pickle::BufferView> views;
+  for (std::size_t i = 1; i < message.frames.size(); ++i) {
+    const Frame& f = message.frames[i];
+    bool readonly = f.readonly;
+    // The header is what travels with the frames; it decides, as in distributed.
+    if (writeable != nullptr && i - 1 < writeable->size() && (*writeable)[i - 1].is_boolean()) {
+      readonly = !(*writeable)[i - 1].get<bool>();
+    }
+    views.push_back({f.data, f.size, readonly});
+  }
+  pickle::DecodeOptions dec;
+  dec.max_protocol = options.max_protocol;
+  dec.buffers = views;
+  const Frame& pickled = message.frames[0];
+  try {
+    auto result =
+        pickle::decode(std::span<const std::uint8_t>(pickled.data, pickled.size), graph, dec);
+    return result.root;
+  } catch (const pickle::PickleError& e) {
+    throw to_subject_error(e);
+  }
+}
+
+}  // namespace serialcheck

@@ -1,0 +1,117 @@
+// `serialcheck replay` and `serialcheck promote`: saved failing cases run
+// again (each in a fresh worker process), and a case turned into a golden
+// vector. docs/cli.md defines the verdicts and exit codes.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "harness/corpus/corpus.h"
+#include "harness/corpus/promote.h"
+#include "harness/corpus/replay.h"
+#include "suite/cli/commands.h"
+#include "suite/cli/subjects.h"
+
+namespace serialcheck::cli {
+namespace {
+
+int replay(const std::vector<std::string>& args, double timeout_s) {
+  std::vector<std::filesystem::path> roots;
+  for (const auto& a : args) roots.emplace_back(a);
+  if (roots.empty()) {
+    roots.emplace_back("corpus/failing");
+    if (!std::filesystem::exists(roots.front())) {
+      std::cout << "no cases: corpus/failing does not exist\n";
+      return kExitOk;
+    }
+  }
+  std::vector<std::filesystem::path> files;
+  try {
+    files = list_cases(roots);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  auto factories = subject_factories();
+  std::map<ReplayVerdict, int> counts;
+  for (const auto& f : files) {
+    ReplayResult r = replay_file(f, factories, timeout_s);
+    ++counts[r.verdict];
+    std::cout << format_replay(r) << "\n" << std::flush;
+  }
+  std::cout << fmt::format(
+      "\n{} cases: {} still failing, {} fixed, {} changed, {} skipped, {} invalid\n", files.size(),
+      counts[ReplayVerdict::StillFailing], counts[ReplayVerdict::Fixed],
+      counts[ReplayVerdict::Changed], counts[ReplayVerdict::Skipped],
+      counts[ReplayVerdict::Invalid]);
+  bool bad = counts[ReplayVerdict::Fixed] + counts[ReplayVerdict::Changed] +
+                 counts[ReplayVerdict::Invalid] >
+             0;
+  if (counts[ReplayVerdict::Fixed] > 0) {
+    std::cout << "A fixed case should be removed from corpus/failing (or promoted with "
+                 "`serialcheck promote CASE`).\n";
+  }
+  return bad ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+void add_replay(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("replay", "Replay saved failing cases and report each verdict");
+  struct Opts {
+    std::vector<std::string> paths;
+    double timeout = 20;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("PATH", o->paths, "Case files or directories (default: corpus/failing)");
+  cmd->add_option("--case-timeout", o->timeout, "Seconds one case may run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->footer(
+      "Verdicts: still-failing (same fingerprint), fixed (passes now), changed (fails another\n"
+      "way or no longer applies), skipped (subject not available here), invalid (unreadable).\n"
+      "Exit codes: 0 every available case still fails as recorded; 1 a case is fixed,\n"
+      "changed or invalid, or a PATH does not exist; 2 usage error.");
+  cmd->callback([&action, o] { action = [o] { return replay(o->paths, o->timeout); }; });
+}
+
+void add_promote(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("promote", "Turn a saved case into a golden vector");
+  struct Opts {
+    std::string file;
+    std::string golden = "corpus/golden";
+    std::string name;
+    double timeout = 20;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("CASE", o->file, "A case file (corpus/failing/...json)")->required();
+  cmd->add_option("--golden", o->golden, "The golden corpus directory (holds MANIFEST.json)")
+      ->capture_default_str();
+  cmd->add_option("--name", o->name, "Entry name (default: promoted_<subject>_<property>_<hash>)");
+  cmd->add_option("--case-timeout", o->timeout, "Seconds the dump may run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->footer(
+      "The bytes come from the cpython subject (the reference when cpython is not available);\n"
+      "the JSON is what the reference decodes from them. Exit codes: 0 written; 1 the case,\n"
+      "the manifest or the dump failed; 2 usage error.");
+  cmd->callback([&action, o] {
+    action = [o] {
+      try {
+        auto name = o->name.empty() ? std::nullopt : std::optional<std::string>(o->name);
+        PromoteResult r = promote_case(o->file, o->golden, subject_factories(), o->timeout, name);
+        std::cout << fmt::format("promoted as \"{}\" with {} bytes{}{}\n", r.name, r.source,
+                                 r.source_note.empty() ? "" : " (" + r.source_note + ")",
+                                 r.byte_identical ? ""
+                                                  : "; the reference encoder writes "
+                                                    "other bytes (byte_identical false)");
+        for (const auto& f : r.files) std::cout << "  wrote " << f.string() << "\n";
+      } catch (const PromoteError& e) {
+        return fail(e.what());
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace serialcheck::cli
