@@ -108,10 +108,20 @@ class Builder {
         return g_.persid(pid);
       }
       case Kind::Tuple: {
-        std::vector<Node*> items;
-        items.reserve(p.items.size());
-        for (const Plan& item : p.items) items.push_back(build(item, hashable));
-        return done(g_.tuple(std::move(items)));
+        if (hashable) {
+          std::vector<Node*> items;
+          items.reserve(p.items.size());
+          for (const Plan& item : p.items) items.push_back(build(item, true));
+          return done(g_.tuple(std::move(items)));
+        }
+        // A cycle may come back to a tuple through a list, dict or object
+        // inside it (see cycle()): the pickler then meets the tuple again
+        // while saving its items, and pops them (POP/POP_MARK) for a GET.
+        Node* tuple = g_.tuple();
+        stack_.push_back(tuple);
+        for (const Plan& item : p.items) tuple->items.push_back(build(item, false));
+        stack_.pop_back();
+        return done(tuple);
       }
       case Kind::FrozenSet:
       case Kind::Set: {
@@ -171,7 +181,17 @@ class Builder {
     // The object is pushed as a cycle target only after its args: Python
     // creates it from them, and fills in only the rest afterwards.
     for (const Plan& a : p.items) args.push_back(build(a, false));
-    Node* obj = g_.object(callable, g_.tuple(std::move(args)));
+    Node* obj;
+    if (p.flag && p.pick == 1) {
+      // copyreg.__newobj_ex__(cls, args, kwargs): the arguments after the
+      // class become the args tuple, with no keyword arguments.
+      Node* cls = args.front();
+      Node* rest = g_.tuple(std::vector<Node*>(args.begin() + 1, args.end()));
+      callable = global("copyreg", "__newobj_ex__", /*shareable=*/false);
+      obj = g_.object(callable, g_.tuple({cls, rest, g_.dict()}));
+    } else {
+      obj = g_.object(callable, g_.tuple(std::move(args)));
+    }
     stack_.push_back(obj);
     if (!p.state.empty()) {
       Node* state = build(p.state.front(), false);
@@ -201,7 +221,17 @@ class Builder {
 
   Node* cycle(std::uint32_t pick) {
     if (stack_.empty()) return g_.none();
-    return stack_[pick % stack_.size()];
+    std::size_t i = pick % stack_.size();
+    if (stack_[i]->kind == Kind::Tuple) {
+      // Only through a mutable container: Python cannot make a tuple that
+      // holds itself through tuples alone.
+      bool through_mutable = false;
+      for (std::size_t j = i + 1; j < stack_.size(); ++j) {
+        if (stack_[j]->kind != Kind::Tuple) through_mutable = true;
+      }
+      if (!through_mutable) return g_.none();
+    }
+    return stack_[i];
   }
 
   // One node per value for what pickle memoizes by value.

@@ -137,11 +137,23 @@ rc::Gen<Plan> longContainerGen() {
       [](std::pair<Kind, int> kn) {
         Plan p = valuePlan(kn.first);
         for (int i = 0; i < kn.second; ++i) {
-          // Distinct non-negative ints as two little-endian bytes.
-          Plan item = valuePlan(Kind::Int);
-          item.text = std::string{static_cast<char>(i & 0xff), static_cast<char>((i >> 8) & 0x7f)};
+          // Distinct strs: each is memoized, so the memo outgrows one-byte
+          // keys (LONG_BINPUT) around the batch boundary of 1000.
+          Plan item = valuePlan(Kind::Str);
+          item.text = "k" + std::to_string(i);
           p.items.push_back(std::move(item));
           if (kn.first == Kind::Dict) p.items.push_back(Plan{});
+        }
+        if (kn.first != Kind::Set) {
+          // One more reference to an earlier item: a GET with a long key.
+          Plan again;
+          again.tag = PlanTag::Share;
+          again.pick = 700;
+          if (kn.first == Kind::Dict) {
+            p.items.back() = std::move(again);
+          } else {
+            p.items.push_back(std::move(again));
+          }
         }
         return p;
       });
@@ -150,6 +162,7 @@ rc::Gen<Plan> longContainerGen() {
 struct ObjectDraw {
   QualName callable;
   bool newobj = false;
+  bool newobj_ex = false;  // with newobj: copyreg.__newobj_ex__ (cls, args, kwargs)
   PlanList args;
   PlanList state;
   bool use_setter = false;
@@ -170,6 +183,7 @@ rc::Gen<Plan> objectGen(const GenConfig& c, rc::Gen<Plan> child, rc::Gen<Plan> k
   auto useSetter = c.allow_state_setter ? chance(1, 5) : rc::gen::just(false);
   auto draw = rc::gen::build<ObjectDraw>(rc::gen::set(&ObjectDraw::callable, callableName(c)),
                                          rc::gen::set(&ObjectDraw::newobj, chance(1, 4)),
+                                         rc::gen::set(&ObjectDraw::newobj_ex, chance(1, 3)),
                                          rc::gen::set(&ObjectDraw::args, itemsOf(child, n)),
                                          rc::gen::set(&ObjectDraw::state, state),
                                          rc::gen::set(&ObjectDraw::use_setter, useSetter),
@@ -181,6 +195,7 @@ rc::Gen<Plan> objectGen(const GenConfig& c, rc::Gen<Plan> child, rc::Gen<Plan> k
     p.module = std::move(d.callable.first);
     p.name = std::move(d.callable.second);
     p.flag = d.newobj;
+    p.pick = d.newobj && d.newobj_ex ? 1 : 0;
     p.items = std::move(d.args);
     p.state = std::move(d.state);
     if (d.use_setter && !p.state.empty()) {
@@ -237,7 +252,7 @@ rc::Gen<Plan> planAt(const GenConfig& c, int depth, bool root, const rc::Gen<Pla
     alts.emplace_back(2 * containerWeight, containerOf(Kind::Set, itemsOf(key, n)));
     alts.emplace_back(2 * containerWeight, containerOf(Kind::FrozenSet, itemsOf(key, n)));
     if (c.allow_objects) alts.emplace_back(4 * containerWeight, objectGen(c, child, key));
-    if (c.allow_large && root) alts.emplace_back(5, longContainerGen());
+    if (c.allow_large && root) alts.emplace_back(10, longContainerGen());
   }
   if (!root) {
     if (c.allow_sharing) alts.emplace_back(3, refGen(PlanTag::Share));

@@ -33,7 +33,7 @@ struct Plan {
   std::string text;
   std::string module, name;  // Global. Object: the callable, or the class in NEWOBJ form.
   std::string setter_module, setter_name;  // Object: state_setter, when module is non-empty
-  std::uint32_t pick = 0;                  // Share, Cycle
+  std::uint32_t pick = 0;                  // Share, Cycle. Object: 1 = NEWOBJ_EX form
   // List, Tuple, Set, FrozenSet: items. Dict: key0, value0, key1, ...
   // PersId: the pid. Object: the arguments (after the class in NEWOBJ form).
   std::vector<Plan> items;

@@ -376,7 +376,50 @@ class Decoder {
       charge_made(builtin);
       return builtin;
     }
+    if (Node* ex = newobj_ex_fallback(callable, args)) return ex;
     return object(callable, args);
+  }
+
+  static bool is_global(const Node* n, std::string_view module, std::string_view name) {
+    return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == name;
+  }
+
+  // Below protocol 4 the C pickler writes a copyreg.__newobj_ex__ reduce as
+  // partial(cls.__new__, cls, *args, **kwargs)() (cls.__new__ spelled
+  // getattr(C, '__new__')). Read that exact shape back as the
+  // __newobj_ex__ reduce it stands for, so the value is the same whatever
+  // protocol carried it, as with the builtin forms.
+  Node* newobj_ex_fallback(Node* callable, Node* args) {
+    if (callable->kind != Kind::Object || !args->items.empty()) return nullptr;
+    const ObjectParts& partial = *callable->obj;
+    if (!is_global(partial.callable, "functools", "partial") || partial.state == nullptr ||
+        partial.state_setter != nullptr || !partial.listitems.empty() ||
+        !partial.dictitems.empty() || partial.args == nullptr ||
+        partial.args->kind != Kind::Tuple || partial.args->items.size() != 1) {
+      return nullptr;
+    }
+    const Node* func = partial.args->items[0];
+    const Node* state = partial.state;
+    if (func->kind != Kind::Object || state->kind != Kind::Tuple || state->items.size() != 4 ||
+        state->items[0] != func || state->items[1]->kind != Kind::Tuple ||
+        state->items[1]->items.empty() || state->items[2]->kind != Kind::Dict ||
+        state->items[3]->kind != Kind::None) {
+      return nullptr;
+    }
+    const ObjectParts& getter = *func->obj;
+    if (!is_global(getter.callable, "builtins", "getattr") || getter.state != nullptr ||
+        getter.args == nullptr || getter.args->kind != Kind::Tuple ||
+        getter.args->items.size() != 2 || getter.args->items[1]->kind != Kind::Str ||
+        getter.args->items[1]->payload() != "__new__") {
+      return nullptr;
+    }
+    const std::vector<Node*>& call_args = state->items[1]->items;
+    Node* cls = call_args[0];
+    Node* rest = graph_.tuple(std::vector<Node*>(call_args.begin() + 1, call_args.end()));
+    Node* ex_args = graph_.tuple({cls, rest, state->items[2]});
+    charge_made(rest);
+    charge_made(ex_args);
+    return object(internal_global("copyreg", "__newobj_ex__"), ex_args);
   }
 
   // ---- opcodes ---------------------------------------------------------------
