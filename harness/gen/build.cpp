@@ -223,6 +223,7 @@ class Builder {
     if (stack_.empty()) return g_.none();
     std::size_t i = pick % stack_.size();
     if (stack_[i]->kind == Kind::Tuple) {
+      if (!c_.allow_tuple_cycles) return g_.none();
       // Only through a mutable container: Python cannot make a tuple that
       // holds itself through tuples alone.
       bool through_mutable = false;

@@ -12,6 +12,9 @@ GenConfig python_safe_config() {
   c.allow_objects = false;
   c.allow_state_setter = false;
   c.real_globals_only = true;
+  // Off until an open question is settled: one generated case held a tuple
+  // cycle through tuples only, which Python cannot build.
+  c.allow_tuple_cycles = false;
   return c;
 }
 

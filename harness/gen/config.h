@@ -21,6 +21,9 @@ struct GenConfig {
   // edges Python can close after creation (list items, dict values, an
   // object's state, listitems and dictitems).
   bool allow_cycles = true;
+  // A cycle may also come back to a tuple through a mutable container inside
+  // it (the pickler then pops the tuple's items: POP / POP_MARK).
+  bool allow_tuple_cycles = true;
   // PickleBuffer nodes (protocol 5 only; lower protocols must refuse them).
   bool allow_buffers = true;
   // Persistent ids (the pickler's persistent_id hook).
