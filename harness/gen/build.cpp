@@ -180,7 +180,12 @@ class Builder {
     }
     // The object is pushed as a cycle target only after its args: Python
     // creates it from them, and fills in only the rest afterwards.
+    // Nothing inside the args may come back to a tuple around the object:
+    // the pickler saves the args before the object exists, so it would meet
+    // the tuple, and then the object, a second time and write them twice.
+    args_floor_.push_back(stack_.size());
     for (const Plan& a : p.items) args.push_back(build(a, false));
+    args_floor_.pop_back();
     Node* obj;
     if (p.flag && p.pick == 1) {
       // copyreg.__newobj_ex__(cls, args, kwargs): the arguments after the
@@ -224,6 +229,7 @@ class Builder {
     std::size_t i = pick % stack_.size();
     if (stack_[i]->kind == Kind::Tuple) {
       if (!c_.allow_tuple_cycles) return g_.none();
+      if (!args_floor_.empty() && i < args_floor_.back()) return g_.none();
       // Only through a mutable container: Python cannot make a tuple that
       // holds itself through tuples alone.
       bool through_mutable = false;
@@ -267,6 +273,8 @@ class Builder {
   // The lists, dicts and objects being filled in around the current
   // position: what a Cycle step may point back to.
   std::vector<Node*> stack_;
+  // stack_ sizes where the object args being built began (innermost last).
+  std::vector<std::size_t> args_floor_;
   std::vector<Node*> pool_;
   std::vector<Node*> hashable_pool_;
   std::unordered_map<std::string, Node*> interned_;
