@@ -230,13 +230,14 @@ class Builder {
     if (stack_[i]->kind == Kind::Tuple) {
       if (!c_.allow_tuple_cycles) return g_.none();
       if (!args_floor_.empty() && i < args_floor_.back()) return g_.none();
-      // Only through a mutable container: Python cannot make a tuple that
-      // holds itself through tuples alone.
-      bool through_mutable = false;
+      // Only through lists, dicts and objects, and through no other tuple:
+      // Python cannot make a tuple that holds itself through tuples alone,
+      // and the pickler, meeting two unfinished tuples on the way back,
+      // would save them again and again without end.
+      if (i + 1 == stack_.size()) return g_.none();
       for (std::size_t j = i + 1; j < stack_.size(); ++j) {
-        if (stack_[j]->kind != Kind::Tuple) through_mutable = true;
+        if (stack_[j]->kind == Kind::Tuple) return g_.none();
       }
-      if (!through_mutable) return g_.none();
     }
     return stack_[i];
   }
