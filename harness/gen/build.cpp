@@ -9,7 +9,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "harness/gen/module_gen.h"
+#include "harness/gen/ndarray_gen.h"
 #include "harness/gen/shape.h"
+#include "harness/gen/tensor_gen.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::gen {
@@ -161,6 +164,27 @@ class Builder {
         return done(dict);
       }
       case Kind::Object: return hashable ? g_.none() : object(p);
+      // Domain leaves are never keys (Python hashes them by identity).
+      case Kind::NDArray:
+        if (hashable || !p.ndarray) return g_.none();
+        return done(build_ndarray(*p.ndarray, g_));
+      case Kind::Tensor:
+        if (hashable || !p.tensor) return g_.none();
+        return done(build_tensor(*p.tensor, g_));
+      case Kind::Module: {
+        if (hashable || !p.module_spec) return g_.none();
+        // One node per module name: loading yields the one module object
+        // registered under it.
+        const std::string key = "M" + p.module_spec->name;
+        auto it = interned_.find(key);
+        if (it != interned_.end()) return it->second;
+        Node* n = build_module(*p.module_spec, g_);
+        interned_.emplace(key, n);
+        return done(n);
+      }
+      case Kind::DeviceBuffer:
+        if (hashable || !p.device) return g_.none();
+        return done(build_device_buffer(*p.device, g_));
     }
     return g_.none();
   }

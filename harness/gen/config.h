@@ -38,6 +38,15 @@ struct GenConfig {
   // Rarely, a bytes payload longer than a pickle frame (64 KiB) or a
   // container of just over 1000 items (the APPENDS/SETITEMS batch size).
   bool allow_large = true;
+  // Domain leaves: numpy arrays, torch tensors (with requires_grad and
+  // grads), modules by reference (ModuleType subclasses included).
+  bool allow_ndarrays = true;
+  bool allow_tensors = true;
+  bool allow_modules = true;
+  // Buffers on the simulated device "sim:0". Off by default: a device buffer
+  // has no pickle form (it travels in a message's device frames), so only
+  // the family properties turn it on.
+  bool allow_device_buffers = false;
   // Every generated value must round-trip at every protocol >= this one.
   // At 0: NaN is the canonical quiet NaN (protocol 0 writes floats as text)
   // and persistent ids are printable ASCII strings of two or more

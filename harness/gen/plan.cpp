@@ -3,8 +3,11 @@
 #include <utility>
 
 #include "harness/gen/choice.h"
+#include "harness/gen/module_gen.h"
 #include "harness/gen/names.h"
+#include "harness/gen/ndarray_gen.h"
 #include "harness/gen/numbers.h"
+#include "harness/gen/tensor_gen.h"
 #include "harness/gen/text.h"
 
 namespace serialcheck::gen {
@@ -75,6 +78,46 @@ rc::Gen<Plan> bufferGen(const GenConfig& c) {
                         p.flag = b.second;
                         return p;
                       });
+}
+
+// Small domain leaves: the codec properties want many of them in one value,
+// not a few big ones.
+rc::Gen<Plan> ndarrayLeaf() {
+  NDArrayGenOptions o;
+  o.max_dims = 3;
+  o.max_elements = 24;
+  o.allow_big = false;
+  return rc::gen::map(ndarraySpec(o), [](NDArraySpec s) {
+    Plan p = valuePlan(Kind::NDArray);
+    p.ndarray = std::make_shared<const NDArraySpec>(std::move(s));
+    return p;
+  });
+}
+
+rc::Gen<Plan> tensorLeaf() {
+  TensorGenOptions o;
+  o.max_grad_depth = 1;
+  return rc::gen::map(tensorSpec(o), [](TensorSpec s) {
+    Plan p = valuePlan(Kind::Tensor);
+    p.tensor = std::make_shared<const TensorSpec>(std::move(s));
+    return p;
+  });
+}
+
+rc::Gen<Plan> moduleLeaf() {
+  return rc::gen::map(moduleSpec(true), [](ModuleSpec s) {
+    Plan p = valuePlan(Kind::Module);
+    p.module_spec = std::make_shared<const ModuleSpec>(std::move(s));
+    return p;
+  });
+}
+
+rc::Gen<Plan> deviceLeaf() {
+  return rc::gen::map(deviceBufferSpec(), [](DeviceBufferSpec s) {
+    Plan p = valuePlan(Kind::DeviceBuffer);
+    p.device = std::make_shared<const DeviceBufferSpec>(std::move(s));
+    return p;
+  });
 }
 
 rc::Gen<Plan> containerOf(Kind kind, rc::Gen<PlanList> items) {
@@ -241,6 +284,10 @@ rc::Gen<Plan> planAt(const GenConfig& c, int depth, bool root, const rc::Gen<Pla
       {1, globalGen(c)},
       {c.allow_buffers ? 1 : 0, bufferGen(c)},
       {c.allow_persid ? 1 : 0, persidGen(c)},
+      {c.allow_ndarrays ? 1 : 0, ndarrayLeaf()},
+      {c.allow_tensors ? 1 : 0, tensorLeaf()},
+      {c.allow_modules ? 1 : 0, moduleLeaf()},
+      {c.allow_device_buffers ? 1 : 0, deviceLeaf()},
   };
   if (depth > 0) {
     const rc::Gen<Plan> child = *below;

@@ -9,6 +9,7 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,12 @@
 #include "reference/value/value.h"
 
 namespace serialcheck::gen {
+
+// Leaf specs of the domain kinds (ndarray_gen.h, tensor_gen.h, module_gen.h).
+struct NDArraySpec;
+struct TensorSpec;
+struct ModuleSpec;
+struct DeviceBufferSpec;
 
 enum class PlanTag : std::uint8_t {
   Value,  // a new node of `kind`
@@ -40,6 +47,11 @@ struct Plan {
   std::vector<Plan> state;      // Object: empty or one element
   std::vector<Plan> listitems;  // Object
   std::vector<Plan> dictitems;  // Object: key0, value0, key1, ...
+  // NDArray, Tensor, Module, DeviceBuffer: the leaf's spec (the one of its kind).
+  std::shared_ptr<const NDArraySpec> ndarray;
+  std::shared_ptr<const TensorSpec> tensor;
+  std::shared_ptr<const ModuleSpec> module_spec;
+  std::shared_ptr<const DeviceBufferSpec> device;
 };
 
 // Plans of whole values under `config` (the root is never Share or Cycle).

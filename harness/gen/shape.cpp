@@ -6,6 +6,9 @@
 namespace serialcheck::gen {
 
 bool is_singleton(const Node& n) {
+  // One object per name: a global (the encoder memoizes it by name) and a
+  // module (sys.modules holds one per import name).
+  if (n.kind == Kind::Global || n.kind == Kind::Module) return true;
   const std::string_view p = n.payload();
   if (n.kind == Kind::Bytes) return p.size() <= 1;
   if (n.kind != Kind::Str) return false;
@@ -17,7 +20,12 @@ bool is_singleton(const Node& n) {
 }
 
 std::vector<const Node*> children(const Node& node) {
+  // A module's items hold its class global, which its pickle does not
+  // carry (the import name alone names it), so it is no child; a tensor's
+  // grad is one.
+  if (node.kind == Kind::Module) return {};
   std::vector<const Node*> out(node.items.begin(), node.items.end());
+  if (node.kind == Kind::Tensor && node.array && node.array->grad) out.push_back(node.array->grad);
   if (const ObjectParts* o = node.obj.get()) {
     for (const Node* part : {o->callable, o->args, o->state, o->state_setter}) {
       if (part) out.push_back(part);

@@ -11,11 +11,12 @@
 
 namespace serialcheck::gen {
 
-inline constexpr std::size_t kKindCount = static_cast<std::size_t>(Kind::PickleBuffer) + 1;
+inline constexpr std::size_t kKindCount = static_cast<std::size_t>(kLastKind) + 1;
 
 // '' and one-character latin-1 strs, b'' and one-byte bytes: CPython keeps
 // one object per such value, and the encoder memoizes them by value, so a
-// value holds one node per such value (the generators ensure it).
+// value holds one node per such value (the generators ensure it). Globals
+// and modules are too: one object per name.
 bool is_singleton(const Node& node);
 
 struct Shape {
@@ -31,8 +32,9 @@ struct Shape {
 };
 
 // The nodes a node refers to, in a fixed order: items; for an object its
-// callable, args, state, state_setter, listitems, then dictitems key, value...
-// Null parts are left out.
+// callable, args, state, state_setter, listitems, then dictitems key, value...;
+// a tensor's grad. A module has none: its pickle is its name alone. Null
+// parts are left out.
 std::vector<const Node*> children(const Node& node);
 
 Shape shape_of(const Node* root);

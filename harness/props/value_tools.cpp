@@ -125,6 +125,9 @@ std::vector<Node*> children(const Node* node) {
   for (Node* c : node->items) {
     if (c != nullptr) out.push_back(c);
   }
+  if (node->kind == Kind::Tensor && node->array && node->array->grad) {
+    out.push_back(node->array->grad);
+  }
   if (node->obj) {
     const ObjectParts& o = *node->obj;
     for (Node* c : {o.callable, o.args, o.state, o.state_setter}) {
@@ -141,17 +144,35 @@ std::vector<Node*> children(const Node* node) {
   return out;
 }
 
-std::vector<const Node*> reachable(const Node* root) {
+std::vector<Node*> pickled_children(const Node* node) {
+  if (node->kind != Kind::Module) return children(node);
+  return {};
+}
+
+namespace {
+
+template <typename Children>
+std::vector<const Node*> breadth_first(const Node* root, Children kids) {
   std::vector<const Node*> out;
   if (root == nullptr) return out;
   std::unordered_set<const Node*> seen{root};
   out.push_back(root);
   for (std::size_t i = 0; i < out.size(); ++i) {
-    for (const Node* c : children(out[i])) {
+    for (const Node* c : kids(out[i])) {
       if (seen.insert(c).second) out.push_back(c);
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<const Node*> reachable(const Node* root) {
+  return breadth_first(root, [](const Node* n) { return children(n); });
+}
+
+std::vector<const Node*> reachable_pickled(const Node* root) {
+  return breadth_first(root, [](const Node* n) { return pickled_children(n); });
 }
 
 Node* copy_value(const Node* root, Graph& out, std::unordered_map<const Node*, Node*>* map) {
@@ -169,6 +190,11 @@ Node* copy_value(const Node* root, Graph& out, std::unordered_map<const Node*, N
     Node* copy = m.at(n);
     copy->items.reserve(n->items.size());
     for (const Node* c : n->items) copy->items.push_back(get(c));
+    if (n->array) {
+      copy->array = std::make_unique<ArrayParts>(*n->array);
+      copy->array->grad = get(n->array->grad);
+    }
+    copy->device = n->device;  // a device buffer is shared, not copied
     if (n->obj) {
       copy->obj = std::make_unique<ObjectParts>();
       copy->obj->callable = get(n->obj->callable);

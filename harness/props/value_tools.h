@@ -11,13 +11,21 @@
 
 namespace serialcheck {
 
-// The nodes `root` references directly, in a fixed order (items; for objects
-// callable, args, state, state_setter, listitems, dictitems). Null entries
-// are left out.
+// The nodes `root` references directly, in a fixed order (items; a
+// tensor's grad; for objects callable, args, state, state_setter,
+// listitems, dictitems). Null entries are left out.
 std::vector<Node*> children(const Node* node);
+
+// The children a node's pickle writes: children() without a module's class
+// (which only says how the bridge makes the module; pickle names the module
+// by its import name alone).
+std::vector<Node*> pickled_children(const Node* node);
 
 // Every node reachable from `root`, each once, breadth first (root first).
 std::vector<const Node*> reachable(const Node* root);
+
+// The same through pickled_children(): the nodes a pickle of `root` writes.
+std::vector<const Node*> reachable_pickled(const Node* root);
 
 // Copies the value reachable from `root` into `out`, keeping sharing and
 // cycles; payloads are copied (the copy borrows nothing). `map`, when given,

@@ -11,7 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "harness/python/domain_objects.h"
 #include "harness/subjects/subject.h"
+#include "reference/types/ndarray.h"
+#include "reference/types/tensor.h"
 
 namespace serialcheck::python {
 namespace {
@@ -76,6 +79,103 @@ std::optional<std::pair<std::string, std::string>> compat_name(std::string_view 
     return std::make_pair(payload_of_str(hit), std::string(qualname));
   }
   return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// numpy arrays, both ways: an NDArray node is a numpy.ndarray with its exact
+// dtype, shape, strides, offset (into a copy of the payload) and WRITEABLE
+// flag; an exact numpy.ndarray of a numeric dtype is an NDArray node whose
+// payload is a copy of the bytes its elements span.
+
+std::vector<std::int64_t> int64s_of(PyObject* tuple) {
+  if (!PyTuple_Check(tuple)) bridge_error("numpy gave a shape or strides that is not a tuple");
+  std::vector<std::int64_t> out;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); ++i) {
+    long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
+    if (v == -1 && PyErr_Occurred()) throw_python_error();
+    out.push_back(v);
+  }
+  return out;
+}
+
+PyRef int64_tuple(const std::vector<std::int64_t>& values) {
+  PyRef t = check(PyTuple_New(static_cast<Py_ssize_t>(values.size())));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    PyTuple_SET_ITEM(t.get(), static_cast<Py_ssize_t>(i),
+                     check(PyLong_FromLongLong(values[i])).release());
+  }
+  return t;
+}
+
+PyRef ndarray_to_python(const Node* n) {
+  if (!n->array) bridge_error("an ndarray node has no array parts");
+  const ArrayParts& a = *n->array;
+  if (std::string problem = types::ndarray_problem(a, n->payload().size()); !problem.empty()) {
+    bridge_error("ndarray: " + problem);
+  }
+  PyRef numpy = import_module("numpy");
+  // numpy.dtype(str) is numpy's singleton for '<' and '|' dtypes and a new
+  // object for '>' ones: what the encoder assumes of distinct arrays.
+  PyRef dtype = check(PyObject_CallMethod(numpy.get(), "dtype", "s", a.dtype.c_str()));
+  auto p = n->payload();
+  PyRef base = check(PyByteArray_FromStringAndSize(p.data(), static_cast<Py_ssize_t>(p.size())));
+  PyRef shape = int64_tuple(a.shape);
+  PyRef strides = int64_tuple(a.strides);
+  PyRef args = check(Py_BuildValue("(OO)", shape.get(), dtype.get()));
+  PyRef kwargs = check(Py_BuildValue("{sOsLsO}", "buffer", base.get(), "offset",
+                                     static_cast<long long>(a.offset), "strides", strides.get()));
+  PyRef ndarray = get_attr(numpy.get(), "ndarray");
+  PyRef array = check(PyObject_Call(ndarray.get(), args.get(), kwargs.get()));
+  if (!a.writeable) {
+    PyRef flags = get_attr(array.get(), "flags");
+    check_rc(PyObject_SetAttrString(flags.get(), "writeable", Py_False));
+  }
+  return array;
+}
+
+// nullptr when `o` is not an exact numpy.ndarray of a numeric dtype without
+// metadata (those stay generic reduces).
+Node* ndarray_from_python(PyObject* o, Graph& graph) {
+  if (std::string_view(Py_TYPE(o)->tp_name) != "numpy.ndarray") return nullptr;
+  PyRef numpy = PyRef::steal(PyImport_GetModule(make_str("numpy").get()));
+  if (!numpy) {
+    if (PyErr_Occurred()) throw_python_error();
+    return nullptr;  // not numpy's ndarray: numpy is not even imported
+  }
+  if (reinterpret_cast<PyObject*>(Py_TYPE(o)) != get_attr(numpy.get(), "ndarray").get()) {
+    return nullptr;
+  }
+  PyRef dtype = get_attr(o, "dtype");
+  PyRef str = get_attr(dtype.get(), "str");
+  PyRef metadata = get_attr(dtype.get(), "metadata");
+  if (!PyUnicode_Check(str.get()) || metadata.get() != Py_None) return nullptr;
+  auto parsed = types::parse_numeric_dtype(payload_of_str(str.get()));
+  if (!parsed) return nullptr;
+  Node* n = graph.ndarray();
+  ArrayParts& a = *n->array;
+  a.dtype = parsed->str();
+  a.shape = int64s_of(get_attr(o, "shape").get());
+  a.strides = int64s_of(get_attr(o, "strides").get());
+  int writeable = PyObject_IsTrue(get_attr(get_attr(o, "flags").get(), "writeable").get());
+  check_rc(writeable);
+  a.writeable = writeable != 0;
+  if (types::ndarray_size(a) == 0) return n;  // no elements, no bytes
+  // The bytes from the lowest to one past the highest element.
+  std::int64_t lo = 0, hi = parsed->itemsize;
+  for (std::size_t k = 0; k < a.shape.size(); ++k) {
+    std::int64_t span = (a.shape[k] - 1) * a.strides[k];
+    (span < 0 ? lo : hi) += span;
+  }
+  PyRef interface = get_attr(o, "__array_interface__");
+  PyObject* data = PyDict_GetItemString(interface.get(), "data");  // borrowed
+  if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1) {
+    bridge_error("numpy.ndarray.__array_interface__ has no data pointer");
+  }
+  auto* first = static_cast<const char*>(PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0)));
+  if (first == nullptr && PyErr_Occurred()) throw_python_error();
+  n->set_owned(std::string(first + lo, static_cast<std::size_t>(hi - lo)));
+  a.offset = -lo;
+  return n;
 }
 
 // ---------------------------------------------------------------------------
@@ -168,8 +268,24 @@ class Builder {
         keep(n, check(PyByteArray_FromStringAndSize(p.data(), static_cast<Py_ssize_t>(p.size()))));
         return;
       }
-      case Kind::Global: keep(n, resolve_global(n->payload(), n->name)); return;
+      case Kind::Global:
+        // The registry of generated ModuleType subclasses defines them on demand.
+        if (n->payload() == kModuleTypesModule) {
+          keep(n, module_type(n->name));
+        } else {
+          keep(n, resolve_global(n->payload(), n->name));
+        }
+        return;
       case Kind::PickleBuffer: keep(n, make_pickle_buffer(n)); return;
+      case Kind::NDArray: keep(n, ndarray_to_python(n)); return;
+      case Kind::Tensor:  // made once its grad is
+      case Kind::Module:  // made once its class is
+        enter(n);
+        return;
+      case Kind::DeviceBuffer:
+        bridge_error(
+            "a device-buffer has no Python object: the Python subjects have no devices "
+            "(send it with the cuda family)");
       case Kind::PersId:
         bridge_error(
             "a persistent id has no Python object: only a Pickler subclass's "
@@ -217,6 +333,8 @@ class Builder {
     const Node* n = t.node;
     switch (t.step) {
       case Step::Make:
+        if (n->kind == Kind::Tensor) return i == 0 && n->array ? n->array->grad : nullptr;
+        return i < n->items.size() ? n->items[i] : nullptr;
       case Step::Fill: return i < n->items.size() ? n->items[i] : nullptr;
       case Step::Create: {
         const Node* parts[] = {n->obj->callable, n->obj->args};
@@ -248,7 +366,13 @@ class Builder {
       case Step::Fill: fill(n); return;
       case Step::Make:
         if (made(n) != nullptr) return;  // a nested entry made it already
-        make_immutable(n);
+        if (n->kind == Kind::Tensor) {
+          keep(n, make_torch_tensor(n));
+        } else if (n->kind == Kind::Module) {
+          keep(n, materialize_module(n->name, n->items.empty() ? nullptr : part(n->items[0])));
+        } else {
+          make_immutable(n);
+        }
         return;
       case Step::Create:
         if (made(n) != nullptr) return;
@@ -293,6 +417,21 @@ class Builder {
     } else {
       keep(n, check(PyFrozenSet_New(tuple.get())));
     }
+  }
+
+  // A torch.Tensor over a copy of the node's storage; its grad is made already.
+  PyRef make_torch_tensor(const Node* n) {
+    if (auto problem = types::tensor_problem(*n)) bridge_error("tensor: " + *problem);
+    const ArrayParts& a = *n->array;
+    TensorData t;
+    t.dtype = a.dtype;
+    t.shape = a.shape;
+    t.strides = a.strides;
+    t.offset = a.offset;
+    t.requires_grad = a.requires_grad;
+    t.device = a.device;
+    t.storage = std::string(n->payload());
+    return make_tensor(t, a.grad == nullptr ? nullptr : part(a.grad));
   }
 
   static PyRef make_int(const Node* n) {
@@ -517,6 +656,15 @@ class Describer {
       }
       return remember(o, describe_global(o, nullptr));
     }
+    if (Node* array = ndarray_from_python(o, graph_)) return remember(o, array);
+    // A module (of any ModuleType subclass) is its import name; its class is
+    // described when the node is filled.
+    if (PyModule_Check(o)) return domain_shell(o, graph_.module(module_name(o)));
+    if (is_exact_tensor(o)) {
+      // A tensor the model has no node for (sparse, quantized...) is a generic reduce.
+      PyRef grad;
+      if (Node* tensor = describe_tensor(o, grad)) return domain_shell(o, tensor, std::move(grad));
+    }
     PyRef reduced = reduce(o);
     if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));
     if (!PyTuple_Check(reduced.get())) {
@@ -548,6 +696,34 @@ class Describer {
     PyErr_Clear();
     PyRef reduce_method = get_attr(o, "__reduce__");
     return check(PyObject_CallNoArgs(reduce_method.get()));
+  }
+
+  // A domain node whose children are filled from the work stack; `extra`
+  // is what the fill needs (a tensor's grad).
+  Node* domain_shell(PyObject* o, Node* n, PyRef extra = {}) {
+    remember(o, n);
+    work_.push_back(Work{o, n, std::move(extra)});
+    return n;
+  }
+
+  static std::string module_name(PyObject* module) {
+    PyRef name = check(PyModule_GetNameObject(module));
+    return payload_of_str(name.get());
+  }
+
+  Node* describe_tensor(PyObject* o, PyRef& grad) {
+    TensorData t;
+    if (!read_tensor(o, t, grad)) return nullptr;
+    Node* n = graph_.tensor();
+    ArrayParts& a = *n->array;
+    a.dtype = std::move(t.dtype);
+    a.shape = std::move(t.shape);
+    a.strides = std::move(t.strides);
+    a.offset = t.offset;
+    a.requires_grad = t.requires_grad;
+    a.device = std::move(t.device);
+    n->set_owned(std::move(t.storage));
+    return n;
   }
 
   Node* describe_int(PyObject* o) {
@@ -646,6 +822,14 @@ class Describer {
         return;
       }
       case Kind::Object: fill_object(n, w.reduced.get()); return;
+      case Kind::Tensor:
+        if (w.reduced && w.reduced.get() != Py_None) n->array->grad = node_for(w.reduced.get());
+        return;
+      case Kind::Module:
+        if (!Py_IS_TYPE(w.object, &PyModule_Type)) {
+          n->items.push_back(node_for(reinterpret_cast<PyObject*>(Py_TYPE(w.object))));
+        }
+        return;
       default: return;
     }
   }

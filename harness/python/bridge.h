@@ -7,6 +7,10 @@
 // the way pickle's saver sees it: exact built-in types become their kinds,
 // classes and functions become globals, everything else becomes the generic
 // reduce that __reduce_ex__(protocol) (or copyreg.dispatch_table) returns.
+// An exact numpy.ndarray of a numeric dtype and an NDArray node are each
+// other's image, dtype, shape, strides and WRITEABLE flag kept: to_python
+// copies the whole payload (so the offset holds), from_python copies the
+// bytes from the lowest to the highest element.
 //
 // Identity is kept both ways: a node shared in the value is one Python object,
 // and one Python object reached twice is one node; cycles are rebuilt the way

@@ -34,6 +34,14 @@
 //   charged: each push consumes at least one input byte.
 // - Nothing here recurses, so the depth of the value built is not limited;
 //   Limits::max_depth bounds the marks open at once.
+// - Work: DecodeStats::work counts what each opcode does beyond a constant
+//   (bytes read, stack items moved, bytes charged, big-int conversion), at
+//   the place it is done, so the bounds of docs/safe-loading.md can be checked
+//   by measuring instead of by reading the code.
+// - Policy: the allowlist is checked where a name enters the stack (GLOBAL,
+//   INST, STACK_GLOBAL, EXT*) and where a persistent id is read; calls need no
+//   check of their own (docs/safe-loading.md says why). The observer hooks sit
+//   at the same opcodes.
 #include "reference/pickle/decoder.h"
 
 #include <fmt/format.h>
@@ -51,8 +59,11 @@
 #include "reference/pickle/compat.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
+#include "reference/pickle/policy.h"
+#include "reference/pickle/reader.h"
 #include "reference/pickle/text.h"
 #include "reference/types/builtin_reduce.h"
+#include "reference/types/domain.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::pickle {
@@ -69,11 +80,8 @@ constexpr std::size_t kNodeCost = 32;
 // Rough cost of a hash-map memo entry (node, key, bucket pointer).
 constexpr std::size_t kSparseMemoEntryCost = 48;
 
-std::uint64_t read_le(const std::uint8_t* p, std::size_t n) {
-  std::uint64_t v = 0;
-  for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-  return v;
-}
+// Characters of a persistent id shown in a policy error.
+constexpr std::size_t kDescribeChars = 80;
 
 bool is_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
@@ -103,6 +111,22 @@ std::string printable(std::string_view s, std::size_t max = 40) {
     }
   }
   if (s.size() > max) out += "...";
+  return out;
+}
+
+// A global's name part for a message: as it is (UTF-8 included), with
+// control characters and backslashes escaped, cut at 200 bytes.
+std::string name_text(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < 200; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7F || c == '\\') {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > 200) out += "...";
   return out;
 }
 
@@ -157,7 +181,7 @@ class Memo {
 class Decoder {
  public:
   Decoder(std::span<const std::uint8_t> data, Graph& graph, const DecodeOptions& options)
-      : data_(data.data()),
+      : in_(data),
         size_(data.size()),
         graph_(graph),
         options_(options),
@@ -167,6 +191,21 @@ class Decoder {
     budget_ = (per_byte != 0 && size_ > (SIZE_MAX - lim.alloc_constant) / per_byte)
                   ? SIZE_MAX
                   : per_byte * size_ + lim.alloc_constant;
+    nodes_before_ = graph.size();
+  }
+
+  DecodeStats stats() const {
+    DecodeStats st;
+    st.input_size = size_;
+    st.steps = steps_;
+    const std::size_t made = graph_.size() - nodes_before_;
+    st.nodes = stopped_ ? nodes_at_stop_ : made;
+    // The post-decode pass looks at each node once.
+    st.work = steps_ + in_.pos() + moved_ + allocated_ + extra_work_ + made;
+    st.allocated = allocated_;
+    st.budget = budget_;
+    st.max_stack = max_stack_;
+    return st;
   }
 
   DecodeResult run();
@@ -174,7 +213,7 @@ class Decoder {
  private:
   // ---- errors --------------------------------------------------------------
   [[noreturn]] void fail(ErrorKind kind, std::string message) const {
-    throw PickleError(kind, op_start_, std::move(message));
+    in_.fail(kind, std::move(message));
   }
   [[noreturn]] void underflow() const {
     fail(ErrorKind::StackUnderflow,
@@ -184,65 +223,22 @@ class Decoder {
   std::string op_name() const { return std::string(info_ ? info_->name : "opcode"); }
 
   // ---- input ---------------------------------------------------------------
-  const std::uint8_t* read(std::size_t n) {
-    const bool in_frame = pos_ < frame_end_;
-    if (in_frame && n > frame_end_ - pos_) {
-      fail(ErrorKind::BadValue, fmt::format("{} reads past the end of its frame (frame ends at {})",
-                                            op_name(), frame_end_));
-    }
-    if (n > size_ - pos_) {
-      fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} needs {} bytes, {} left", op_name(), n,
-                       size_ - pos_));
-    }
-    const std::uint8_t* p = data_ + pos_;
-    pos_ += n;
-    return p;
-  }
-  std::uint64_t read_uint(std::size_t n) { return read_le(read(n), n); }
-  std::string_view read_view(std::size_t n) { return {reinterpret_cast<const char*>(read(n)), n}; }
-  // A length-prefixed argument: the length is checked against the input
-  // before anything is allocated for it.
+  const std::uint8_t* read(std::size_t n) { return in_.read(n); }
+  std::uint64_t read_uint(std::size_t n) { return in_.read_uint(n); }
   std::string_view read_counted(std::size_t length_bytes, bool is_signed = false) {
-    std::uint64_t n = read_uint(length_bytes);
-    if (is_signed && length_bytes == 4 && (n & 0x80000000u) != 0) {
-      fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", op_name()));
-    }
-    if (n > static_cast<std::uint64_t>(INT64_MAX)) {
-      fail(ErrorKind::LimitExceeded,
-           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", op_name(),
-                       n));
-    }
-    if (n > size_ - pos_) {
-      // A read inside a frame is a frame error first, as read() reports it.
-      if (pos_ < frame_end_ && n > frame_end_ - pos_) read(static_cast<std::size_t>(n));
-      fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} declares {} bytes, {} left", op_name(), n,
-                       size_ - pos_));
-    }
-    return read_view(static_cast<std::size_t>(n));
+    return in_.read_counted(length_bytes, is_signed);
   }
-  // One line without its newline.
-  std::string_view read_line() {
-    const void* nl = std::memchr(data_ + pos_, '\n', size_ - pos_);
-    if (nl == nullptr) {
-      fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} argument has no newline", op_name()));
-    }
-    const auto len =
-        static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - (data_ + pos_));
-    const std::uint8_t* p = read(len + 1);  // checks the frame
-    return {reinterpret_cast<const char*>(p), len};
-  }
+  std::string_view read_line() { return in_.read_line(); }
 
   // ---- memory --------------------------------------------------------------
+  // A refused charge is not counted: nothing was allocated for it.
   void charge(std::size_t bytes) {
-    allocated_ += bytes;
-    if (allocated_ > budget_) {
+    if (bytes > budget_ - allocated_) {
       fail(ErrorKind::LimitExceeded,
            fmt::format("decoding would allocate more than {} bytes for {} input bytes", budget_,
                        size_));
     }
+    allocated_ += bytes;
   }
   void charge_node(std::size_t payload = 0, std::size_t items = 0) {
     charge(kNodeCost + payload + items * sizeof(Node*));
@@ -255,7 +251,10 @@ class Decoder {
 
   // ---- stack ---------------------------------------------------------------
   std::size_t fence() const { return marks_.empty() ? 0 : marks_.back(); }
-  void push(Node* n) { stack_.push_back(n); }
+  void push(Node* n) {
+    stack_.push_back(n);
+    max_stack_ = std::max(max_stack_, stack_.size());
+  }
   Node* pop() {
     if (stack_.size() <= fence()) underflow();
     Node* n = stack_.back();
@@ -275,6 +274,7 @@ class Decoder {
     marks_.pop_back();
     std::vector<Node*> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
     stack_.resize(mark);
+    moved_ += items.size();
     return items;
   }
 
@@ -333,10 +333,56 @@ class Decoder {
     charge_node(0, items.size());
     return graph_.tuple(std::move(items));
   }
+  // A global the stream names: mapped, shown to the observer, checked
+  // against the allowlist, then interned.
   Node* global(std::string module, std::string name) {
-    if (options_.fix_imports && proto_ < 3) std::tie(module, name) = py2_to_py3(module, name);
+    std::string written_module, written_name;
+    if (options_.fix_imports && proto_ < 3) {
+      auto mapped = py2_to_py3(module, name);
+      if (mapped.first != module || mapped.second != name) {
+        written_module = std::exchange(module, std::move(mapped.first));
+        written_name = std::exchange(name, std::move(mapped.second));
+      }
+    }
+    const bool renamed = !written_module.empty();
+    check_global(module, name, renamed ? written_module : module, renamed ? written_name : name);
     return interned_global(std::move(module), std::move(name));
   }
+  void check_global(std::string_view module, std::string_view name, std::string_view written_module,
+                    std::string_view written_name) {
+    if (options_.observer != nullptr) {
+      options_.observer->on_global(
+          {in_.op_start(), op_name_view(), module, name, written_module, written_name});
+    }
+    if (options_.allowlist == nullptr) return;
+    extra_work_ += module.size() + name.size();  // the lookup key
+    if (options_.allowlist->allows(module, name)) return;
+    std::string as_written;
+    if (written_module != module || written_name != name) {
+      as_written =
+          fmt::format(" (written {}.{})", name_text(written_module), name_text(written_name));
+    }
+    fail(ErrorKind::ForbiddenGlobal,
+         fmt::format("{} names global {}.{}{}, which is not on the allowlist", op_name(),
+                     name_text(module), name_text(name), as_written));
+  }
+  // A callable applied to arguments: only the observer hears of it.
+  void on_call(const Node* callee) {
+    if (options_.observer != nullptr) {
+      options_.observer->on_call({in_.op_start(), op_name_view(), callee});
+    }
+  }
+  void check_persistent_id(const Node* pid) {
+    if (options_.observer != nullptr) {
+      options_.observer->on_persistent_id({in_.op_start(), op_name_view(), pid});
+    }
+    if (options_.allowlist == nullptr || options_.allowlist->persistent_ids) return;
+    extra_work_ += kDescribeChars;
+    fail(ErrorKind::ForbiddenPersistentId,
+         fmt::format("{} carries persistent id {}, and the allowlist allows no persistent ids",
+                     op_name(), describe_value(pid, kDescribeChars)));
+  }
+  std::string_view op_name_view() const { return info_ ? info_->name : "opcode"; }
   // A name the decoder itself supplies (copyreg's helpers): never remapped.
   Node* internal_global(std::string_view module, std::string_view name) {
     return interned_global(std::string(module), std::string(name));
@@ -365,10 +411,14 @@ class Decoder {
     // The table reads str arguments (is every code point below 256?); that
     // work is charged, so naming one long memoized str again and again in a
     // form that does not match stays linear too.
-    if (callable->kind == Kind::Global) {
+    // Every form takes at most two arguments; a longer tuple (which may be a
+    // long memoized one, named again and again) is not looked into.
+    if (callable->kind == Kind::Global && args->items.size() <= 2) {
       std::size_t work = 0;
       for (const Node* a : args->items) {
         if (a->kind == Kind::Str) work += a->payload().size();
+        // set(list) copies the list.
+        if (a->kind == Kind::List) work += a->items.size() * sizeof(Node*);
       }
       charge(work);
     }
@@ -437,7 +487,7 @@ class Decoder {
   void op_next_buffer();
   void op_readonly_buffer();
 
-  const std::uint8_t* data_;
+  OpReader in_;
   std::size_t size_;
   Graph& graph_;
   const DecodeOptions& options_;
@@ -445,9 +495,12 @@ class Decoder {
   std::size_t budget_ = 0;
   std::size_t allocated_ = 0;
 
-  std::size_t pos_ = 0;
-  std::size_t op_start_ = 0;
-  std::size_t frame_end_ = 0;  // pos_ < frame_end_: inside a frame
+  std::size_t nodes_before_ = 0;
+  std::size_t nodes_at_stop_ = 0;  // made by the opcodes, before domain forms
+  std::size_t steps_ = 0;
+  std::size_t moved_ = 0;       // items taken off the stack into new containers
+  std::size_t extra_work_ = 0;  // big-int conversion, policy lookups
+  std::size_t max_stack_ = 0;
   const OpInfo* info_ = nullptr;
   int proto_ = 0;
   bool stopped_ = false;
@@ -492,6 +545,8 @@ Node* Decoder::decimal_int(std::string_view text) {
          fmt::format("{} argument has {} digits, more than the {} CPython converts", op_name(),
                      digits.size(), kMaxIntDigits));
   }
+  // The conversion is quadratic: about (digits / 9)^2 limb steps.
+  extra_work_ += (digits.size() / 9 + 1) * (digits.size() / 9 + 1);
   if (digits.size() <= 18) {
     std::int64_t v = 0;
     for (char c : digits) v = v * 10 + (c - '0');
@@ -502,28 +557,20 @@ Node* Decoder::decimal_int(std::string_view text) {
 
 void Decoder::op_proto() {
   const int found = read(1)[0];
-  if (found > max_protocol_) throw UnsupportedProtocolError(op_start_, found, max_protocol_);
+  if (found > max_protocol_) {
+    throw UnsupportedProtocolError(in_.op_start(), found, max_protocol_);
+  }
   proto_ = found;
 }
 
 void Decoder::op_frame() {
-  const std::uint64_t n = read_uint(8);
-  if (pos_ < frame_end_) {
-    fail(ErrorKind::BadValue, fmt::format("FRAME begins before the end of the current frame "
-                                          "(which ends at {})",
-                                          frame_end_));
-  }
-  if (n > size_ - pos_) {
-    fail(ErrorKind::Truncated,
-         fmt::format("pickle data was truncated: FRAME declares {} bytes, {} left", n,
-                     size_ - pos_));
-  }
-  frame_end_ = pos_ + static_cast<std::size_t>(n);
+  in_.enter_frame(read_uint(8));
 }
 
 void Decoder::op_build() {
   Node* state = pop();
   Node* inst = top();
+  on_call(inst);
   if (inst->kind != Kind::Object) {
     fail(ErrorKind::BadValue,
          fmt::format("BUILD on a {}: only objects take a state", kind_name(inst->kind)));
@@ -621,11 +668,21 @@ std::uint64_t Decoder::memo_key_text() {
 void Decoder::op_ext(std::int64_t code) {
   if (code <= 0)
     fail(ErrorKind::BadValue, fmt::format("{} specifies code {} <= 0", op_name(), code));
+  // The registry names the global; the stream does not, so a policy checks
+  // the registry itself (docs/safe-loading.md).
+  check_global("copyreg", "_inverted_registry", "copyreg", "_inverted_registry");
   Node* registry = internal_global("copyreg", "_inverted_registry");
   push(object(registry, tuple({integer(code)})));
 }
 
 void Decoder::op_next_buffer() {
+  if (next_buffer_ >= options_.buffers.size() && options_.stand_in_buffers) {
+    ++next_buffer_;
+    charge_node();
+    static const std::uint8_t kEmpty = 0;
+    push(graph_.pickle_buffer_borrowed(&kEmpty, 0, true));
+    return;
+  }
   if (next_buffer_ >= options_.buffers.size()) {
     fail(ErrorKind::MissingBuffer,
          fmt::format("NEXT_BUFFER needs out-of-band buffer #{}, but {} were given", next_buffer_,
@@ -726,12 +783,14 @@ void Decoder::step(std::uint8_t code) {
       if (!is_ascii(line)) fail(ErrorKind::BadValue, "persistent IDs in protocol 0 must be ASCII");
       charge_node(line.size());
       Node* pid = graph_.str(std::string(line));
+      check_persistent_id(pid);
       charge_node(0, 1);
       push(graph_.persid(pid));
       break;
     }
     case Op::BINPERSID: {
       Node*& slot = top();
+      check_persistent_id(slot);
       charge_node(0, 1);
       slot = graph_.persid(slot);
       break;
@@ -743,6 +802,7 @@ void Decoder::step(std::uint8_t code) {
         fail(ErrorKind::BadValue,
              fmt::format("REDUCE argument is a {}, not a tuple", kind_name(args->kind)));
       }
+      on_call(callable);
       reduced = reduce(callable, args);
       push(reduced);
       break;
@@ -867,6 +927,7 @@ void Decoder::step(std::uint8_t code) {
       if (stack_.size() < fence() + n) underflow();
       std::vector<Node*> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
       stack_.resize(stack_.size() - n);
+      moved_ += n;
       push(tuple(std::move(items)));
       break;
     }
@@ -887,6 +948,7 @@ void Decoder::step(std::uint8_t code) {
       }
       Node* cls = global(std::string(module), std::string(name));
       if (inst) {
+        on_call(cls);
         Node* args = tuple(pop_mark());
         push(object(cls, args));
       } else {
@@ -910,6 +972,7 @@ void Decoder::step(std::uint8_t code) {
         fail(ErrorKind::StackUnderflow, "OBJ needs a class above the mark and there is none");
       }
       Node* cls = items.front();
+      on_call(cls);
       Node* args = tuple(std::vector<Node*>(items.begin() + 1, items.end()));
       push(object(cls, args));
       break;
@@ -921,6 +984,7 @@ void Decoder::step(std::uint8_t code) {
         fail(ErrorKind::BadValue,
              fmt::format("NEWOBJ argument is a {}, not a tuple", kind_name(args->kind)));
       }
+      on_call(cls);
       charge_node(0, args->items.size() + 1);  // before copying: args may be shared and large
       std::vector<Node*> all;
       all.reserve(args->items.size() + 1);
@@ -938,6 +1002,7 @@ void Decoder::step(std::uint8_t code) {
         fail(ErrorKind::BadValue, fmt::format("NEWOBJ_EX needs a tuple and a dict, got {} and {}",
                                               kind_name(args->kind), kind_name(kwargs->kind)));
       }
+      on_call(cls);
       Node* ex_args = tuple({cls, args, kwargs});
       push(object(internal_global("copyreg", "__newobj_ex__"), ex_args));
       break;
@@ -978,13 +1043,15 @@ void Decoder::step(std::uint8_t code) {
 
 DecodeResult Decoder::run() {
   while (!stopped_) {
-    op_start_ = pos_;
+    in_.start_op();
     info_ = nullptr;
-    if (pos_ >= size_) {
+    if (in_.at_end()) {
       fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
     }
     const std::uint8_t code = read(1)[0];
+    ++steps_;
     info_ = find_opcode(code);
+    if (info_ != nullptr) in_.set_op_name(info_->name);
     if (info_ == nullptr) {
       fail(ErrorKind::UnknownOpcode, fmt::format("invalid load key, '\\x{:02x}'", code));
     }
@@ -998,7 +1065,10 @@ DecodeResult Decoder::run() {
     step(code);
   }
   graph_.root = result_;
-  return DecodeResult{result_, proto_, pos_};
+  nodes_at_stop_ = graph_.size() - nodes_before_;
+  // Known reduce forms (numpy, torch, cloudpickle's subimport) become domain nodes.
+  types::raise_domain_forms(graph_);
+  return DecodeResult{result_, proto_, in_.pos(), stats()};
 }
 
 }  // namespace
@@ -1006,7 +1076,14 @@ DecodeResult Decoder::run() {
 DecodeResult decode(std::span<const std::uint8_t> data, Graph& graph,
                     const DecodeOptions& options) {
   Decoder decoder(data, graph, options);
-  return decoder.run();
+  try {
+    DecodeResult result = decoder.run();
+    if (options.stats != nullptr) *options.stats = result.stats;
+    return result;
+  } catch (...) {
+    if (options.stats != nullptr) *options.stats = decoder.stats();
+    throw;
+  }
 }
 
 }  // namespace serialcheck::pickle

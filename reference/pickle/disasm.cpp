@@ -19,6 +19,7 @@
 
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
+#include "reference/pickle/reader.h"
 #include "reference/pickle/text.h"
 #include "reference/value/numeric.h"
 
@@ -157,22 +158,23 @@ StackUse stack_use(Op op) {
 
 class Disassembler {
  public:
-  explicit Disassembler(std::span<const std::uint8_t> data)
-      : data_(data.data()), size_(data.size()) {}
+  explicit Disassembler(std::span<const std::uint8_t> data) : in_(data) {}
 
   Disassembly run() {
     Disassembly d;
     try {
       while (true) {
-        start_ = pos_;
-        if (pos_ >= size_) fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
-        const std::uint8_t code = read(1)[0];
+        in_.start_op();
+        info_ = nullptr;
+        if (in_.at_end()) fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
+        const std::uint8_t code = in_.read(1)[0];
         info_ = find_opcode(code);
         if (info_ == nullptr) {
           fail(ErrorKind::UnknownOpcode, fmt::format("invalid load key, '\\x{:02x}'", code));
         }
+        in_.set_op_name(info_->name);
         Instruction ins;
-        ins.offset = start_;
+        ins.offset = in_.op_start();
         ins.code = code;
         ins.name = std::string(info_->name);
         ins.depth = static_cast<int>(marks_.size());
@@ -194,56 +196,14 @@ class Disassembler {
 
  private:
   [[noreturn]] void fail(ErrorKind kind, std::string message) const {
-    throw PickleError(kind, start_, std::move(message));
+    in_.fail(kind, std::move(message));
   }
   std::string op_name() const { return std::string(info_ ? info_->name : "opcode"); }
 
-  const std::uint8_t* read(std::size_t n) {
-    if (pos_ < frame_end_ && n > frame_end_ - pos_) {
-      fail(ErrorKind::BadValue, fmt::format("{} reads past the end of its frame (frame ends at {})",
-                                            op_name(), frame_end_));
-    }
-    if (n > size_ - pos_) {
-      fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} needs {} bytes, {} left", op_name(), n,
-                       size_ - pos_));
-    }
-    const std::uint8_t* p = data_ + pos_;
-    pos_ += n;
-    return p;
-  }
-  std::uint64_t read_uint(std::size_t n) {
-    const std::uint8_t* p = read(n);
-    std::uint64_t v = 0;
-    for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
-    return v;
-  }
-  std::string_view read_line() {
-    const void* nl = std::memchr(data_ + pos_, '\n', size_ - pos_);
-    if (nl == nullptr) {
-      fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} argument has no newline", op_name()));
-    }
-    const auto len =
-        static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - (data_ + pos_));
-    return {reinterpret_cast<const char*>(read(len + 1)), len};
-  }
+  std::uint64_t read_uint(std::size_t n) { return in_.read_uint(n); }
+  std::string_view read_line() { return in_.read_line(); }
   std::string_view read_counted(std::size_t width, bool is_signed) {
-    const std::uint64_t n = read_uint(width);
-    if (is_signed && width == 4 && (n & 0x80000000u) != 0) {
-      fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", op_name()));
-    }
-    if (n > static_cast<std::uint64_t>(INT64_MAX)) {
-      fail(ErrorKind::LimitExceeded, fmt::format("{} declares {} bytes", op_name(), n));
-    }
-    if (n > size_ - pos_) {
-      if (pos_ < frame_end_ && n > frame_end_ - pos_) read(static_cast<std::size_t>(n));
-      fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} declares {} bytes, {} left", op_name(), n,
-                       size_ - pos_));
-    }
-    return {reinterpret_cast<const char*>(read(static_cast<std::size_t>(n))),
-            static_cast<std::size_t>(n)};
+    return in_.read_counted(width, is_signed);
   }
 
   std::string int_text(std::string_view twos) {
@@ -267,7 +227,7 @@ class Disassembler {
       case ArgKind::U1: {
         const std::uint64_t v = read_uint(1);
         if (op == Op::PROTO && v > static_cast<std::uint64_t>(kHighestProtocol)) {
-          throw UnsupportedProtocolError(start_, static_cast<int>(v), kHighestProtocol);
+          throw UnsupportedProtocolError(in_.op_start(), static_cast<int>(v), kHighestProtocol);
         }
         if (op == Op::EXT1 && v == 0) fail(ErrorKind::BadValue, "EXT1 specifies code 0");
         arg_key_ = v;
@@ -288,21 +248,11 @@ class Disassembler {
       case ArgKind::U4: arg_key_ = read_uint(4); return std::to_string(arg_key_);
       case ArgKind::U8: {
         const std::uint64_t v = read_uint(8);
-        if (op == Op::FRAME) {
-          if (pos_ < frame_end_) {
-            fail(ErrorKind::BadValue, "FRAME begins before the end of the current frame");
-          }
-          if (v > size_ - pos_) {
-            fail(ErrorKind::Truncated, fmt::format("pickle data was truncated: FRAME declares {} "
-                                                   "bytes, {} left",
-                                                   v, size_ - pos_));
-          }
-          frame_end_ = pos_ + static_cast<std::size_t>(v);
-        }
+        if (op == Op::FRAME) in_.enter_frame(v);
         return std::to_string(v);
       }
       case ArgKind::F8: {
-        const std::uint8_t* p = read(8);
+        const std::uint8_t* p = in_.read(8);
         std::uint64_t bits = 0;
         for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
         double v;
@@ -413,7 +363,7 @@ class Disassembler {
       ins.arg += text;
     };
     if (op == Op::MARK) {
-      marks_.push_back(start_);
+      marks_.push_back(in_.op_start());
       levels_.push_back(0);
       return;
     }
@@ -460,11 +410,7 @@ class Disassembler {
     }
   }
 
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t pos_ = 0;
-  std::size_t start_ = 0;
-  std::size_t frame_end_ = 0;
+  OpReader in_;
   const OpInfo* info_ = nullptr;
   std::uint64_t arg_key_ = 0;  // the last U1/U4/decimal memo argument
   int highest_ = 0;

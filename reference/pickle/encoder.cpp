@@ -40,6 +40,7 @@
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
 #include "reference/pickle/text.h"
+#include "reference/types/domain.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::pickle {
@@ -248,9 +249,17 @@ class Encoder {
         out_(result.bytes),
         buffers_(result.buffers),
         proto_(options.protocol < 0 ? kHighestProtocol : options.protocol),
-        bin_(proto_ > 0) {
+        bin_(proto_ > 0),
+        lowering_(types::LowerOptions{proto_, static_cast<bool>(options.buffer_callback)}) {
     char_memo_.fill(kNoMemo);
     bytes_memo_.fill(kNoMemo);
+  }
+
+  // The nodes domain values were lowered to: an out-of-band buffer of an
+  // array is one of them, so the result keeps them alive. A Graph moves
+  // without moving its nodes.
+  std::shared_ptr<const Graph> take_lowered() {
+    return std::make_shared<const Graph>(std::move(lowering_.scratch()));
   }
 
   void run(const Node* root) {
@@ -661,6 +670,8 @@ class Encoder {
   // ---- save() -------------------------------------------------------------------
   void dispatch(const Node* n) {
     if (n == nullptr) fail("null node in the value");
+    // A domain node is written as the reduce its Python type returns.
+    if (is_domain(n->kind)) n = lowering_.lower(n);
     boundary();
     switch (n->kind) {
       case Kind::None: put(op(Op::NONE)); return;
@@ -1454,6 +1465,7 @@ class Encoder {
   absl::flat_hash_map<std::string_view, std::uint64_t> c_module_memo_;
   std::array<std::uint64_t, 257> char_memo_;   // '' and one latin-1 character strs
   std::array<std::uint64_t, 257> bytes_memo_;  // b'' and one-byte bytes
+  types::Lowering lowering_;
 };
 
 }  // namespace
@@ -1462,6 +1474,7 @@ EncodeResult encode(const Node* root, const EncodeOptions& options) {
   EncodeResult result;
   Encoder encoder(options, result);
   encoder.run(root);
+  if (!result.buffers.empty()) result.lowered = encoder.take_lowered();
   return result;
 }
 

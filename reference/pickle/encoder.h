@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,11 @@ struct EncodeOptions {
 
 struct EncodeResult {
   std::string bytes;
-  // Out-of-band buffers in NEXT_BUFFER order; they point into the graph.
+  // Out-of-band buffers in NEXT_BUFFER order; they point into the graph,
+  // or into `lowered` for the buffers of domain values (numpy arrays...),
+  // whose memory is still the value's.
   std::vector<const Node*> buffers;
+  std::shared_ptr<const Graph> lowered;
 };
 
 // Throws PickleError (kind Unpicklable or LimitExceeded) when the value

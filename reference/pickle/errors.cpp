@@ -17,6 +17,8 @@ std::string_view error_kind_name(ErrorKind kind) {
     case ErrorKind::LimitExceeded: return "limit-exceeded";
     case ErrorKind::TrailingData: return "trailing-data";
     case ErrorKind::Unpicklable: return "unpicklable";
+    case ErrorKind::ForbiddenGlobal: return "forbidden-global";
+    case ErrorKind::ForbiddenPersistentId: return "forbidden-persistent-id";
   }
   return "unknown-error";
 }

@@ -10,17 +10,19 @@
 namespace serialcheck::pickle {
 
 enum class ErrorKind {
-  UnsupportedProtocol,  // stream protocol above the loader's max_protocol
-  Truncated,            // input ends inside an opcode or before STOP
-  UnknownOpcode,        // a byte that is no opcode
-  StackUnderflow,       // an opcode needs more stack items than there are
-  MissingMark,          // an opcode needs a MARK and there is none
-  MissingMemo,          // GET of a memo key never PUT
-  BadValue,             // bad argument: bad UTF-8, bad int literal, wrong type on the stack...
-  MissingBuffer,        // NEXT_BUFFER with no out-of-band buffer left
-  LimitExceeded,        // depth, memo size, allocation or length limit
-  TrailingData,         // bytes after STOP (only when the caller asks for strictness)
-  Unpicklable,          // encoder: the value cannot be written at this protocol
+  UnsupportedProtocol,    // stream protocol above the loader's max_protocol
+  Truncated,              // input ends inside an opcode or before STOP
+  UnknownOpcode,          // a byte that is no opcode
+  StackUnderflow,         // an opcode needs more stack items than there are
+  MissingMark,            // an opcode needs a MARK and there is none
+  MissingMemo,            // GET of a memo key never PUT
+  BadValue,               // bad argument: bad UTF-8, bad int literal, wrong type on the stack...
+  MissingBuffer,          // NEXT_BUFFER with no out-of-band buffer left
+  LimitExceeded,          // depth, memo size, allocation or length limit
+  TrailingData,           // bytes after STOP (only when the caller asks for strictness)
+  Unpicklable,            // encoder: the value cannot be written at this protocol
+  ForbiddenGlobal,        // a policy is set and the stream names a global not on its allowlist
+  ForbiddenPersistentId,  // a policy is set, it allows no persistent ids, and the stream has one
 };
 
 // Stable kebab-case name, used in CLI errors, corpus files and reports:

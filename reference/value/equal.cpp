@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "reference/device/device.h"
+#include "reference/types/ndarray.h"
+#include "reference/types/tensor.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck {
@@ -30,6 +33,7 @@ enum class Step : std::uint8_t {
   DictItemKey,    // .dictitems.keys[i]
   DictItemValue,  // .dictitems{key}
   Pid,            // .pid
+  Grad,           // .grad of a tensor
 };
 
 struct PathRec {
@@ -123,6 +127,21 @@ std::uint64_t shallow_hash(const Node* n, int depth) {
       }
       return h;
     }
+    case Kind::NDArray: {
+      // dtype and shape only: equal arrays may differ in layout.
+      if (!n->array) return h;
+      h = mix(h, hash_bytes(n->array->dtype));
+      for (std::int64_t d : n->array->shape) h = mix(h, static_cast<std::uint64_t>(d));
+      return h;
+    }
+    case Kind::Tensor: {
+      if (!n->array) return h;
+      h = mix(h, hash_bytes(n->array->dtype));
+      for (std::int64_t d : n->array->shape) h = mix(h, static_cast<std::uint64_t>(d));
+      return h;
+    }
+    case Kind::Module: return mix(h, hash_bytes(n->name));
+    case Kind::DeviceBuffer: return mix(h, n->device ? n->device->size() : 0);
     case Kind::Object: {
       if (!n->obj) return h;
       const ObjectParts& o = *n->obj;
@@ -378,8 +397,51 @@ class Comparer {
       case Kind::Set:
       case Kind::FrozenSet: return start_set(a, b, rec);
       case Kind::Object: return compare_object(a, b, rec);
+      case Kind::Tensor: {
+        std::string reason;
+        if (!types::tensor_equal(*a, *b, &reason, options_.tensor_layout)) return fail(rec, reason);
+        push_pair(a->array ? a->array->grad : nullptr, b->array ? b->array->grad : nullptr,
+                  add_rec(rec, Step::Grad));
+        return true;
+      }
+      case Kind::Module:
+        // The class a module was made with is materialization metadata that
+        // pickle cannot carry; the import name is the value.
+        if (a->name == b->name) return true;
+        return fail(rec, "module " + shorten(a->name) + " != module " + shorten(b->name));
+      case Kind::DeviceBuffer: return compare_device_buffers(a, b, rec);
+      case Kind::NDArray: {
+        std::string reason;
+        if (types::ndarray_equal(*a, *b, &reason)) return true;
+        return fail(rec, reason);
+      }
       default: return true;  // atoms are handled before
     }
+  }
+
+  // Device name, size, then the contents, each read back with one counted
+  // device->host copy.
+  bool compare_device_buffers(const Node* a, const Node* b, std::uint32_t rec) {
+    if (!a->device || !b->device) {
+      if (!a->device && !b->device) return true;
+      return fail(
+          rec, a->device ? "device-buffer present != missing" : "device-buffer missing != present");
+    }
+    const device::Buffer& x = *a->device;
+    const device::Buffer& y = *b->device;
+    if (x.device().name() != y.device().name()) {
+      return fail(rec, "device-buffer device " + x.device().name() + " != " + y.device().name());
+    }
+    if (x.size() != y.size()) {
+      return fail(rec, "device-buffer size " + std::to_string(x.size()) +
+                           " != " + std::to_string(y.size()));
+    }
+    const std::string hx = x.device().download(x);
+    const std::string hy = y.device().download(y);
+    if (hx == hy) return true;
+    std::size_t i = 0;
+    while (hx[i] == hy[i]) ++i;
+    return fail(rec, "device-buffer bytes differ at offset " + std::to_string(i));
   }
 
   bool compare_object(const Node* a, const Node* b, std::uint32_t rec) {
@@ -513,6 +575,7 @@ class Comparer {
         case Step::DictItemKey: out += ".dictitems.keys[" + i + "]"; break;
         case Step::DictItemValue: out += ".dictitems{" + key() + "}"; break;
         case Step::Pid: out += ".pid"; break;
+        case Step::Grad: out += ".grad"; break;
       }
     }
     return out;
@@ -535,7 +598,7 @@ class Comparer {
   };
   static bool is_immutable(Kind k) {
     return k == Kind::Str || k == Kind::Bytes || k == Kind::Tuple || k == Kind::FrozenSet ||
-           k == Kind::Global;
+           k == Kind::Global || k == Kind::Module;
   }
 
   EqualOptions options_;

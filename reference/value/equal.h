@@ -16,7 +16,7 @@
 // Paths start at "root": [i] list/tuple item, .keys[i] dict key, {k} dict
 // value under key k (a short repr, or #i for a key that has none), <i> set
 // item i of the left set, .callable .args .state .state_setter,
-// .listitems[i], .dictitems.keys[i], .dictitems{k}, .pid.
+// .listitems[i], .dictitems.keys[i], .dictitems{k}, .pid, .grad (a tensor's).
 #pragma once
 
 #include <string>
@@ -32,12 +32,18 @@ struct Difference {
 
 struct EqualOptions {
   // When false, sharing among immutable nodes (str, bytes, tuple, frozenset,
-  // global) is not compared: CPython caches and interns such objects (the
-  // empty string, one-character strings, the empty tuple...), so a value
+  // global) and modules is not compared: CPython caches and interns such
+  // objects (the empty string, one-character strings, the empty tuple...)
+  // and keeps one module object per name, so a value
   // that passes through real Python objects can gain or lose that sharing
   // without any serializer being wrong. Sharing and cycles of mutable
   // nodes are still required to match.
   bool immutable_sharing = true;
+  // When false, tensors compare by dtype, device, requires_grad, shape and
+  // their elements in logical order; strides and the storage offset are
+  // layout, as they are for ndarrays. distributed sends a tensor through
+  // numpy, which keeps neither.
+  bool tensor_layout = true;
 };
 
 bool equal(const Node* a, const Node* b, Difference* why = nullptr);

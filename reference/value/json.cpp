@@ -3,13 +3,20 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "reference/device/device.h"
+#include "reference/types/module.h"
+#include "reference/types/ndarray.h"
+#include "reference/types/tensor.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck {
@@ -128,6 +135,10 @@ void for_each_child(const Node* n, Fn&& fn) {
       fn(k);
       fn(v);
     }
+    return;
+  }
+  if (n->kind == Kind::Tensor) {
+    if (n->array && n->array->grad != nullptr) fn(n->array->grad);
     return;
   }
   for (const Node* c : n->items) fn(c);
@@ -270,6 +281,10 @@ class Writer {
         }
         return;
       case Kind::Object: write_object(n, id); return;
+      case Kind::NDArray: write_ndarray(n, id); return;
+      case Kind::Tensor: write_tensor(n, id); return;
+      case Kind::Module: write_module(n, id); return;
+      case Kind::DeviceBuffer: write_device_buffer(n, id); return;
     }
   }
 
@@ -325,6 +340,99 @@ class Writer {
     push_value(o.args);
     push_text(",\"args\":");
     push_value(o.callable);
+  }
+
+  // {"ndarray":{"dtype":..,"shape":[..],"strides":[..],"offset":N,
+  // "writeable":B,"data":"hex"}[,"id":N]}: the whole payload, so the
+  // layout (strides, offset, bytes outside the view) survives too.
+  void write_ndarray(const Node* n, std::uint32_t id) {
+    static const ArrayParts kNone;
+    const ArrayParts& a = n->array ? *n->array : kNone;
+    auto ints = [&](const std::vector<std::int64_t>& v) {
+      out_.push_back('[');
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out_.push_back(',');
+        out_ += std::to_string(v[i]);
+      }
+      out_.push_back(']');
+    };
+    out_ += "{\"ndarray\":{\"dtype\":";
+    append_json_string_any(a.dtype);
+    out_ += ",\"shape\":";
+    ints(a.shape);
+    out_ += ",\"strides\":";
+    ints(a.strides);
+    out_ += ",\"offset\":" + std::to_string(a.offset);
+    out_ += a.writeable ? ",\"writeable\":true" : ",\"writeable\":false";
+    out_ += ",\"data\":\"";
+    append_hex(out_, n->payload());
+    out_ += "\"}";
+    if (id != 0) write_id_member(id);
+    out_.push_back('}');
+  }
+
+  // {"tensor":{"dtype":..,"shape":[..],"strides":[..],"offset":N,"device":..,
+  // "requires_grad":B,"data":"hex"[,"grad":value]}[,"id":N]}: the whole
+  // storage, so strides and offset keep their meaning.
+  void write_tensor(const Node* n, std::uint32_t id) {
+    static const ArrayParts kNone;
+    const ArrayParts& a = n->array ? *n->array : kNone;
+    auto ints = [&](const std::vector<std::int64_t>& v) {
+      out_.push_back('[');
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out_.push_back(',');
+        out_ += std::to_string(v[i]);
+      }
+      out_.push_back(']');
+    };
+    out_ += "{\"tensor\":{\"dtype\":";
+    append_json_string_any(a.dtype);
+    out_ += ",\"shape\":";
+    ints(a.shape);
+    out_ += ",\"strides\":";
+    ints(a.strides);
+    out_ += ",\"offset\":" + std::to_string(a.offset);
+    out_ += ",\"device\":";
+    append_json_string_any(a.device);
+    out_ += a.requires_grad ? ",\"requires_grad\":true" : ",\"requires_grad\":false";
+    out_ += ",\"data\":\"";
+    append_hex(out_, n->payload());
+    out_.push_back('"');
+    if (a.grad != nullptr) {
+      out_ += ",\"grad\":";
+      push_close("}", id);
+      push_value(a.grad);
+      return;
+    }
+    out_.push_back('}');
+    if (id != 0) write_id_member(id);
+    out_.push_back('}');
+  }
+
+  // {"module":"name"[,"id":N][,"class":value]}
+  void write_module(const Node* n, std::uint32_t id) {
+    out_ += "{\"module\":";
+    append_json_string_any(n->name);
+    if (id != 0) write_id_member(id);
+    if (!n->items.empty()) {
+      out_ += ",\"class\":";
+      push_text("}");
+      push_value(n->items[0]);
+      return;
+    }
+    out_.push_back('}');
+  }
+
+  // {"device-buffer":"hex"[,"id":N],"device":"sim:0"}: the contents come
+  // back to the host through one counted device->host copy.
+  void write_device_buffer(const Node* n, std::uint32_t id) {
+    out_ += "{\"device-buffer\":\"";
+    if (n->device) append_hex(out_, n->device->device().download(*n->device));
+    out_.push_back('"');
+    if (id != 0) write_id_member(id);
+    out_ += ",\"device\":";
+    append_json_string_any(n->device ? n->device->device().name() : std::string());
+    out_.push_back('}');
   }
 
   void write_int(const Node* n) {
@@ -527,6 +635,15 @@ class Reader {
       tasks_.pop_back();
       *t.slot = build(*t.json, t.ptr);
     }
+    for (const auto& [node, ptr] : tensors_) {
+      if (auto problem = types::tensor_problem(*node))
+        throw error(child_ptr(ptr, "grad"), *problem);
+    }
+    for (const auto& [node, ptr] : modules_) {
+      if (node->items[0]->kind != Kind::Global) {
+        throw error(child_ptr(ptr, "class"), "class must be a global");
+      }
+    }
     for (const auto& [node, ptr] : objects_) {
       if (node->obj->args->kind != Kind::Tuple) {
         throw error(child_ptr(child_ptr(ptr, "object"), "args"), "args must be a tuple");
@@ -653,8 +770,9 @@ class Reader {
 
     // Find the one tag; everything else must be an allowed extra member.
     static constexpr const char* kTags[] = {
-        "int",  "float", "str",       "str-utf8sp", "bytes",  "bytearray", "list",  "tuple",
-        "dict", "set",   "frozenset", "global",     "object", "persid",    "buffer"};
+        "int",    "float",   "str",    "str-utf8sp", "bytes",        "bytearray", "list",
+        "tuple",  "dict",    "set",    "frozenset",  "global",       "object",    "persid",
+        "buffer", "ndarray", "tensor", "module",     "device-buffer"};
     const char* tag = nullptr;
     for (const auto& [key, value] : j.items()) {
       bool known = false;
@@ -667,14 +785,19 @@ class Reader {
           known = true;
         }
       }
-      if (!known && key != "id" && key != "bits" && key != "readonly") {
+      if (!known && key != "id" && key != "bits" && key != "readonly" && key != "class" &&
+          key != "device") {
         throw error(child_ptr(ptr, key), "unknown member \"" + key + "\"");
       }
     }
     if (tag == nullptr) throw error(ptr, "object without a type tag");
     std::string_view t = tag;
-    std::string_view extra = t == "float" ? "bits" : t == "buffer" ? "readonly" : "";
-    for (std::string_view m : {"id", "bits", "readonly"}) {
+    std::string_view extra = t == "float"           ? "bits"
+                             : t == "buffer"        ? "readonly"
+                             : t == "module"        ? "class"
+                             : t == "device-buffer" ? "device"
+                                                    : "";
+    for (std::string_view m : {"id", "bits", "readonly", "class", "device"}) {
       bool allowed = m == extra || (m == "id" && !atom_tag(t));
       if (!allowed && j.contains(m)) {
         throw error(
@@ -740,6 +863,14 @@ class Reader {
       return n;
     } else if (t == "object") {
       return build_object(j, ptr);
+    } else if (t == "ndarray") {
+      n = build_ndarray(j.at(tag), child_ptr(ptr, tag));
+    } else if (t == "tensor") {
+      return build_tensor(j, ptr);
+    } else if (t == "module") {
+      return build_module(j, ptr);
+    } else if (t == "device-buffer") {
+      n = build_device_buffer(j, ptr);
     }
     define_id(j, n, ptr);
     return n;
@@ -766,6 +897,141 @@ class Reader {
       v = f;
     }
     return graph_.floating(*v);
+  }
+
+  Node* build_ndarray(const Json& o, std::uint32_t p) {
+    if (!o.is_object()) throw error(p, "ndarray must be a JSON object");
+    for (const auto& [key, value] : o.items()) {
+      if (key != "dtype" && key != "shape" && key != "strides" && key != "offset" &&
+          key != "writeable" && key != "data") {
+        throw error(child_ptr(p, key), "unknown ndarray member \"" + key + "\"");
+      }
+    }
+    for (const char* m : {"dtype", "shape", "strides", "offset", "writeable", "data"}) {
+      if (!o.contains(m)) throw error(p, std::string("ndarray needs \"") + m + "\"");
+    }
+    auto int_of = [&](const Json& v, std::uint32_t vp, std::int64_t min) {
+      if (!v.is_number_integer() ||
+          (v.is_number_unsigned() &&
+           v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) ||
+          v.get<std::int64_t>() < min) {
+        throw error(vp, min == 0 ? "expected a non-negative integer" : "expected an integer");
+      }
+      return v.get<std::int64_t>();
+    };
+    auto ints = [&](const char* m, std::int64_t min) {
+      std::uint32_t mp = child_ptr(p, m);
+      const Json& arr = o.at(m);
+      if (!arr.is_array()) throw error(mp, std::string(m) + " must be an array of integers");
+      std::vector<std::int64_t> out;
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        out.push_back(int_of(arr[i], child_ptr(mp, i), min));
+      }
+      return out;
+    };
+    Node* n = graph_.ndarray();
+    ArrayParts& a = *n->array;
+    a.dtype = string_member(o, "dtype", p);
+    a.shape = ints("shape", 0);
+    a.strides = ints("strides", INT64_MIN);
+    a.offset = int_of(o.at("offset"), child_ptr(p, "offset"), 0);
+    if (!o.at("writeable").is_boolean()) {
+      throw error(child_ptr(p, "writeable"), "writeable must be true or false");
+    }
+    a.writeable = o.at("writeable").get<bool>();
+    n->set_owned(hex_member(o, "data", p));
+    if (std::string problem = types::ndarray_problem(a, n->payload().size()); !problem.empty()) {
+      throw error(p, problem);
+    }
+    return n;
+  }
+
+  std::int64_t int64_member(const Json& v, std::uint32_t vp, std::int64_t min) {
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() &&
+         v.get<std::uint64_t>() >
+             static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) ||
+        v.get<std::int64_t>() < min) {
+      throw error(vp, min == 0 ? "expected a non-negative integer" : "expected an integer");
+    }
+    return v.get<std::int64_t>();
+  }
+
+  Node* build_tensor(const Json& j, std::uint32_t ptr) {
+    std::uint32_t p = child_ptr(ptr, "tensor");
+    const Json& o = j.at("tensor");
+    if (!o.is_object()) throw error(p, "tensor must be a JSON object");
+    static constexpr const char* kMembers[] = {"dtype",  "shape",         "strides", "offset",
+                                               "device", "requires_grad", "data",    "grad"};
+    for (const auto& [key, value] : o.items()) {
+      if (std::find(std::begin(kMembers), std::end(kMembers), key) == std::end(kMembers)) {
+        throw error(child_ptr(p, key), "unknown tensor member \"" + key + "\"");
+      }
+    }
+    for (const char* m : kMembers) {
+      if (!o.contains(m) && std::string_view(m) != "grad") {
+        throw error(p, std::string("tensor needs \"") + m + "\"");
+      }
+    }
+    auto ints = [&](const char* m) {
+      std::uint32_t mp = child_ptr(p, m);
+      const Json& arr = o.at(m);
+      if (!arr.is_array()) throw error(mp, std::string(m) + " must be an array of integers");
+      std::vector<std::int64_t> out;
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        out.push_back(int64_member(arr[i], child_ptr(mp, i), 0));
+      }
+      return out;
+    };
+    Node* n = graph_.tensor();
+    ArrayParts& a = *n->array;
+    a.dtype = string_member(o, "dtype", p);
+    a.shape = ints("shape");
+    a.strides = ints("strides");
+    a.offset = int64_member(o.at("offset"), child_ptr(p, "offset"), 0);
+    a.device = string_member(o, "device", p);
+    if (!o.at("requires_grad").is_boolean()) {
+      throw error(child_ptr(p, "requires_grad"), "requires_grad must be true or false");
+    }
+    a.requires_grad = o.at("requires_grad").get<bool>();
+    n->set_owned(hex_member(o, "data", p));
+    if (auto problem = types::tensor_problem(*n)) throw error(p, *problem);
+    define_id(j, n, ptr);
+    if (o.contains("grad")) {
+      push(o.at("grad"), &a.grad, child_ptr(p, "grad"));
+      tensors_.emplace_back(n, p);
+    }
+    return n;
+  }
+
+  Node* build_module(const Json& j, std::uint32_t ptr) {
+    const std::string& name = string_member(j, "module", ptr);
+    if (auto problem = types::module_name_problem(name)) {
+      throw error(child_ptr(ptr, "module"), *problem);
+    }
+    Node* n = graph_.module(name);
+    define_id(j, n, ptr);
+    if (j.contains("class")) {
+      n->items.resize(1);
+      push(j.at("class"), &n->items[0], child_ptr(ptr, "class"));
+      modules_.emplace_back(n, ptr);
+    }
+    return n;
+  }
+
+  Node* build_device_buffer(const Json& j, std::uint32_t ptr) {
+    std::string data = hex_member(j, "device-buffer", ptr);
+    std::uint32_t dp = child_ptr(ptr, "device");
+    if (!j.contains("device") || !j.at("device").is_string()) {
+      throw error(dp, "device-buffer needs \"device\": a device name such as \"sim:0\"");
+    }
+    try {
+      auto device = device::open_device(j.at("device").get_ref<const std::string&>());
+      return graph_.device_buffer(device->upload(std::span<const std::uint8_t>(
+          reinterpret_cast<const std::uint8_t*>(data.data()), data.size())));
+    } catch (const device::DeviceError& e) {
+      throw error(dp, e.what());
+    }
   }
 
   Node* build_object(const Json& j, std::uint32_t ptr) {
@@ -838,6 +1104,8 @@ class Reader {
   std::vector<PtrRec> ptrs_;
   std::unordered_map<std::uint64_t, Node*> ids_;
   std::vector<std::pair<Node*, std::uint32_t>> objects_;  // to check args once built
+  std::vector<std::pair<Node*, std::uint32_t>> tensors_;  // with a grad, to check it once built
+  std::vector<std::pair<Node*, std::uint32_t>> modules_;  // with a class, to check it once built
 };
 
 }  // namespace

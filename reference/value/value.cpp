@@ -22,6 +22,10 @@ std::string_view kind_name(Kind kind) {
     case Kind::Object: return "object";
     case Kind::PersId: return "persid";
     case Kind::PickleBuffer: return "pickle-buffer";
+    case Kind::NDArray: return "ndarray";
+    case Kind::Tensor: return "tensor";
+    case Kind::Module: return "module";
+    case Kind::DeviceBuffer: return "device-buffer";
   }
   return "?";
 }
@@ -122,6 +126,31 @@ Node* Graph::pickle_buffer_borrowed(const void* data, std::size_t size, bool rea
   Node* n = make(Kind::PickleBuffer);
   n->set_borrowed(data, size);
   n->flag = readonly;
+  return n;
+}
+
+Node* Graph::ndarray() {
+  Node* n = make(Kind::NDArray);
+  n->array = std::make_unique<ArrayParts>();
+  return n;
+}
+
+Node* Graph::tensor() {
+  Node* n = make(Kind::Tensor);
+  n->array = std::make_unique<ArrayParts>();
+  return n;
+}
+
+Node* Graph::module(std::string import_name, Node* subclass) {
+  Node* n = make(Kind::Module);
+  n->name = std::move(import_name);
+  if (subclass != nullptr) n->items.push_back(subclass);
+  return n;
+}
+
+Node* Graph::device_buffer(std::shared_ptr<device::Buffer> buffer) {
+  Node* n = make(Kind::DeviceBuffer);
+  n->device = std::move(buffer);
   return n;
 }
 

@@ -35,7 +35,20 @@ enum class Kind : std::uint8_t {
   Object,
   PersId,
   PickleBuffer,
+  // Domain kinds: values whose Python types have their own reduce forms,
+  // written and recognised by reference/types.
+  NDArray,
+  Tensor,
+  Module,
+  DeviceBuffer,
 };
+
+// The last kind, for tables indexed by kind.
+inline constexpr Kind kLastKind = Kind::DeviceBuffer;
+
+inline bool is_domain(Kind k) {
+  return k == Kind::NDArray || k == Kind::Tensor || k == Kind::Module || k == Kind::DeviceBuffer;
+}
 
 // Lower-case name used in JSON, errors and reports ("bytearray", "pickle-buffer"...).
 std::string_view kind_name(Kind kind);
@@ -47,6 +60,28 @@ inline bool is_atom(Kind k) {
 }
 
 struct Node;
+
+namespace device {
+class Buffer;  // reference/device/device.h
+}
+
+// NDArray and Tensor: an n-dimensional view of the bytes in the node's
+// payload() (the whole buffer or storage the array views).
+struct ArrayParts {
+  // NDArray: numpy's dtype.str, e.g. "<f8", ">i4", "|b1", "<c16".
+  // Tensor: torch's dtype name without the module, e.g. "float32", "bfloat16".
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  // NDArray: in bytes (may be 0 or negative). Tensor: in elements.
+  std::vector<std::int64_t> strides;
+  // NDArray: byte offset of element [0,...,0] in payload().
+  // Tensor: storage offset in elements.
+  std::int64_t offset = 0;
+  bool writeable = true;        // NDArray: the WRITEABLE flag
+  bool requires_grad = false;   // Tensor
+  Node* grad = nullptr;         // Tensor: a Tensor node, or nullptr for none
+  std::string device = "cpu";  // Tensor: torch device string ("cpu", "cuda:0")
+};
 
 // A generic reduce, as returned by `__reduce_ex__`: callable(*args), then
 // state (BUILD, or state_setter(obj, state)), then list and dict items.
@@ -93,13 +128,17 @@ struct Node {
   }
   bool borrowed() const { return borrowed_; }
 
-  std::string name;  // Global: the qualified name
+  std::string name;  // Global: the qualified name. Module: the import name.
 
   // List, Tuple, Set, FrozenSet: the items in order. Dict: key0, value0,
   // key1, value1, ... in insertion order. PersId: one item, the pid.
+  // Module: empty, or one Global naming its types.ModuleType subclass (used
+  // to materialize it; pickle carries only the import name).
   std::vector<Node*> items;
 
-  std::unique_ptr<ObjectParts> obj;  // Object only
+  std::unique_ptr<ObjectParts> obj;     // Object only
+  std::unique_ptr<ArrayParts> array;    // NDArray and Tensor only
+  std::shared_ptr<device::Buffer> device;  // DeviceBuffer only
 
  private:
   std::string owned_;
@@ -139,8 +178,16 @@ class Graph {
   Node* persid(Node* pid);
   Node* pickle_buffer(std::string data, bool readonly);
   Node* pickle_buffer_borrowed(const void* data, std::size_t size, bool readonly);
+  // NDArray/Tensor with empty ArrayParts and no data; the caller fills them.
+  Node* ndarray();
+  Node* tensor();
+  Node* module(std::string import_name, Node* subclass = nullptr);
+  Node* device_buffer(std::shared_ptr<device::Buffer> buffer);
 
   std::size_t size() const { return nodes_.size(); }
+  // The i-th node made (creation order).
+  Node& node(std::size_t i) { return nodes_[i]; }
+  const Node& node(std::size_t i) const { return nodes_[i]; }
 
   Node* root = nullptr;
 

@@ -6,6 +6,9 @@
 #include <memory>
 #include <vector>
 
+#include "reference/device/device.h"
+#include "reference/frames/family.h"
+#include "reference/frames/wire.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/disasm.h"
 #include "reference/pickle/encoder.h"
@@ -31,14 +34,120 @@ void write_stdout(std::string_view bytes) {
   std::fflush(stdout);
 }
 
+// A header as readable JSON: bytes (msgpack bin) become {"binary": "<hex>"}.
+nlohmann::json displayable(const nlohmann::json& header) {
+  if (header.is_binary()) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (std::uint8_t b : header.get_binary()) {
+      hex += kHex[b >> 4];
+      hex += kHex[b & 15];
+    }
+    return {{"binary", hex}};
+  }
+  if (header.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : header) out.push_back(displayable(item));
+    return out;
+  }
+  if (header.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [key, item] : header.items()) out[key] = displayable(item);
+    return out;
+  }
+  return header;
+}
+
+// Every line after the first indented by two spaces, for nesting pretty JSON.
+std::string indented(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+int message_failure(const std::exception& e) {
+  return fail(e.what());
+}
+
+// `decode --message`: a packed message (distributed's serialize_bytes) to
+// {"header": ..., "value": <canonical JSON>}.
+int decode_message(const std::string& data, const std::vector<std::string>& allow,
+                   const std::string& device, int max_protocol, const pickle::Limits& limits,
+                   bool pretty) {
+  Message message;
+  try {
+    message = unpack_message(byte_span(data));
+  } catch (const FrameError& e) {
+    return message_failure(e);
+  }
+  families::DeserializeOptions options;
+  if (!allow.empty()) options.allowed = allow;
+  options.max_protocol = max_protocol;
+  options.limits = limits;
+  Graph graph;
+  try {
+    if (!device.empty()) options.device = device::open_device(device);
+    families::deserialize(message, graph, options);
+  } catch (const families::FamilyError& e) {
+    return message_failure(e);
+  } catch (const device::DeviceError& e) {
+    return message_failure(e);
+  }
+  const nlohmann::json header = displayable(message.header);
+  if (pretty) {
+    std::cout << "{\n  \"header\": " << indented(header.dump(2))
+              << ",\n  \"value\": " << indented(to_json(graph.root, true)) << "\n}\n";
+  } else {
+    std::cout << "{\"header\":" << header.dump() << ",\"value\":" << to_json(graph.root) << "}\n";
+  }
+  return kExitOk;
+}
+
+// `encode --message`: serialize() with the given families, negotiated down
+// to `protocol`, then pack_message(). Device frames are copied to the host
+// (a file holds no device memory).
+int encode_message(const Node* root, const std::vector<std::string>& family_names,
+                   const std::string& compression, int protocol, const std::string& output) {
+  families::SerializeOptions options;
+  options.serializers = family_names;
+  options.peer_max_protocol = protocol;
+  options.on_error = families::OnError::Raise;
+  std::string packed;
+  try {
+    Message message = families::serialize(root, options);
+    for (Frame& frame : message.frames) {
+      if (frame.on_device()) frame = to_host(frame);
+    }
+    PackOptions pack;
+    pack.compression.codec = *parse_compression(compression);
+    packed = pack_message(message, pack);
+  } catch (const families::FamilyError& e) {
+    return message_failure(e);
+  } catch (const FrameError& e) {
+    return message_failure(e);
+  }
+  if (output == "-") {
+    write_stdout(packed);
+  } else {
+    std::ofstream out(output, std::ios::binary);
+    out.write(packed.data(), static_cast<std::streamsize>(packed.size()));
+    if (!out) return fail("cannot write " + output);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_dis(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("dis", "Disassemble a pickle, like pickletools.dis");
   auto file = std::make_shared<std::string>();
   cmd->add_option("FILE", *file, "Pickle file ('-' for stdin)")->required();
-  cmd->footer("Prints offset, opcode, argument and memo notes per line, then the highest\n"
-              "protocol used. A malformed stream is shown up to the error, then exits 1.");
+  cmd->footer(
+      "Prints offset, opcode, argument and memo notes per line, then the highest\n"
+      "protocol used. A malformed stream is shown up to the error, then exits 1.");
   cmd->callback([&action, file] {
     action = [file] {
       std::string data = read_input(*file);
@@ -54,20 +163,34 @@ void add_dis(CLI::App& app, Action& action) {
 }
 
 void add_decode(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("decode", "Decode a pickle to canonical JSON (docs/value-json.md)");
+  auto* cmd =
+      app.add_subcommand("decode", "Decode a pickle to canonical JSON (docs/value-json.md)");
   struct Opts {
     std::string file;
     std::vector<std::string> buffers;
     int max_protocol = pickle::kHighestProtocol;
     bool pretty = false;
     pickle::Limits limits;
+    bool message = false;
+    std::vector<std::string> allow;
+    std::string device = "sim:0";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "Pickle file ('-' for stdin)")->required();
-  cmd->add_option("--buffer,-b", o->buffers,
-                  "Out-of-band buffer file for NEXT_BUFFER, in order (repeatable)");
-  cmd->add_option("--max-protocol", o->max_protocol,
-                  "Act as a loader that knows protocols up to N")
+  auto* buffer_opt = cmd->add_option(
+      "--buffer,-b", o->buffers, "Out-of-band buffer file for NEXT_BUFFER, in order (repeatable)");
+  auto* message_flag = cmd->add_flag(
+      "--message", o->message,
+      "FILE is a packed message (distributed's serialize_bytes): print its header and value");
+  message_flag->excludes(buffer_opt);
+  cmd->add_option("--allow", o->allow,
+                  "With --message: a family the header may name (repeatable; default: any)")
+      ->needs(message_flag);
+  cmd->add_option("--device", o->device,
+                  "With --message: where cuda-family frames are loaded (sim:N, cuda:N)")
+      ->needs(message_flag)
+      ->capture_default_str();
+  cmd->add_option("--max-protocol", o->max_protocol, "Act as a loader that knows protocols up to N")
       ->check(CLI::Range(0, pickle::kHighestProtocol));
   cmd->add_flag("--pretty", o->pretty, "Indent the JSON");
   cmd->add_option("--max-depth", o->limits.max_depth, "Limit: containers open at once")
@@ -80,12 +203,17 @@ void add_decode(CLI::App& app, Action& action) {
   cmd->add_option("--alloc-constant", o->limits.alloc_constant,
                   "Limit: bytes the decoder may allocate beyond the per-byte allowance")
       ->capture_default_str();
-  cmd->footer("Errors print one line: the error kind, the byte offset and what was wrong.\n"
-              "Limits are documented in docs/cli.md; the defaults accept every pickle the\n"
-              "C pickler writes for ordinary data.");
+  cmd->footer(
+      "Errors print one line: the error kind, the byte offset and what was wrong\n"
+      "(for a message: the header key and frame too).\n"
+      "Limits are documented in docs/cli.md; the defaults accept every pickle the\n"
+      "C pickler writes for ordinary data.");
   cmd->callback([&action, o] {
     action = [o] {
       std::string data = read_input(o->file);
+      if (o->message) {
+        return decode_message(data, o->allow, o->device, o->max_protocol, o->limits, o->pretty);
+      }
       std::vector<std::string> buffer_bytes;
       buffer_bytes.reserve(o->buffers.size());
       for (const auto& b : o->buffers) buffer_bytes.push_back(read_input(b));
@@ -116,6 +244,9 @@ void add_encode(CLI::App& app, Action& action) {
     std::string input = "-";
     std::string output = "-";
     std::string buffers_dir;
+    bool message = false;
+    std::vector<std::string> families = {"dask", "pickle"};
+    std::string compression = "none";
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--protocol,-p", o->protocol, "Pickle protocol")
@@ -124,9 +255,24 @@ void add_encode(CLI::App& app, Action& action) {
   cmd->add_option("--input,-i", o->input, "Canonical JSON file ('-' for stdin)")
       ->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Pickle file ('-' for stdout)")->capture_default_str();
-  cmd->add_option("--buffers-dir", o->buffers_dir,
-                  "Send pickle buffers out of band (protocol 5), written as DIR/buffer-<i>.bin");
-  cmd->footer("The output is byte-identical to CPython 3.11's pickle.dumps(obj, protocol=N).");
+  auto* buffers_opt = cmd->add_option(
+      "--buffers-dir", o->buffers_dir,
+      "Send pickle buffers out of band (protocol 5), written as DIR/buffer-<i>.bin");
+  auto* message_flag = cmd->add_flag(
+      "--message", o->message,
+      "Write a packed message (distributed's serialize_bytes); --protocol is the peer's highest");
+  message_flag->excludes(buffers_opt);
+  cmd->add_option("--family", o->families,
+                  "With --message: a family to try, in order (repeatable; default dask, pickle)")
+      ->needs(message_flag);
+  cmd->add_option("--compression", o->compression, "With --message: frame compression")
+      ->check(CLI::IsMember({"none", "lz4", "zstd"}))
+      ->needs(message_flag)
+      ->capture_default_str();
+  cmd->footer(
+      "The output is byte-identical to CPython 3.11's pickle.dumps(obj, protocol=N).\n"
+      "With --message it is pack_message(serialize(value)), read back by\n"
+      "distributed's deserialize_bytes (docs/families.md).");
   cmd->callback([&action, o] {
     action = [o] {
       std::string text = read_input(o->input);
@@ -137,6 +283,8 @@ void add_encode(CLI::App& app, Action& action) {
       } catch (const JsonFormError& e) {
         return fail(std::string("invalid JSON value at ") + e.where() + ": " + e.what());
       }
+      if (o->message)
+        return encode_message(root, o->families, o->compression, o->protocol, o->output);
       pickle::EncodeOptions options;
       options.protocol = o->protocol;
       if (!o->buffers_dir.empty()) {
@@ -155,7 +303,8 @@ void add_encode(CLI::App& app, Action& action) {
         std::error_code ec;
         std::filesystem::create_directories(o->buffers_dir, ec);
         for (std::size_t i = 0; i < result.buffers.size(); ++i) {
-          auto path = std::filesystem::path(o->buffers_dir) / ("buffer-" + std::to_string(i) + ".bin");
+          auto path =
+              std::filesystem::path(o->buffers_dir) / ("buffer-" + std::to_string(i) + ".bin");
           std::ofstream out(path, std::ios::binary);
           auto payload = result.buffers[i]->payload();
           out.write(payload.data(), static_cast<std::streamsize>(payload.size()));

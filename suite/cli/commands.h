@@ -19,9 +19,11 @@ constexpr int kExitUsage = 2;
 void add_dis(CLI::App& app, Action& action);
 void add_decode(CLI::App& app, Action& action);
 void add_encode(CLI::App& app, Action& action);
+void add_scan(CLI::App& app, Action& action);
 void add_run(CLI::App& app, Action& action);
 void add_replay(CLI::App& app, Action& action);
 void add_promote(CLI::App& app, Action& action);
+void add_bench(CLI::App& app, Action& action);
 
 // Reads a whole file ("-" is stdin) as bytes. Throws InputError.
 std::string read_input(const std::string& path);

@@ -20,9 +20,11 @@ int main(int argc, char** argv) {
   add_run(app, action);
   add_replay(app, action);
   add_promote(app, action);
+  add_bench(app, action);
   add_dis(app, action);
   add_decode(app, action);
   add_encode(app, action);
+  add_scan(app, action);
 
   try {
     app.parse(argc, argv);

@@ -296,7 +296,7 @@ TEST(GoldenManifest, Loads) {
     for (const BufferFile& b : v.buffers) EXPECT_TRUE(fs::exists(golden_dir() / b.file)) << b.file;
   }
   for (int p = 0; p <= 5; ++p) EXPECT_GE(per_protocol[p], 60u) << "protocol " << p;
-  EXPECT_GE(out_of_band, 5u);
+  EXPECT_GE(out_of_band, 3u);  // arrays sent out of band: corpus/golden-ndarray
 }
 
 }  // namespace

@@ -1,0 +1,129 @@
+// The opcode-argument reader the decoder and the disassembler share: reads
+// fixed-size, counted and newline-terminated arguments from a pickle stream,
+// keeps every read inside the current FRAME, and turns any overrun into a
+// PickleError at the offset of the opcode being read. Nothing is allocated
+// for a declared length before the input is known to hold it.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "reference/pickle/errors.h"
+
+namespace serialcheck::pickle {
+
+class OpReader {
+ public:
+  explicit OpReader(std::span<const std::uint8_t> data) : data_(data.data()), size_(data.size()) {}
+
+  // Marks the start of the next opcode; errors from here on carry its offset.
+  void start_op() {
+    start_ = pos_;
+    name_ = "opcode";
+  }
+  // The opcode's name, for messages, once its byte is known.
+  void set_op_name(std::string_view name) { name_ = name; }
+
+  std::size_t pos() const { return pos_; }
+  std::size_t size() const { return size_; }
+  std::size_t op_start() const { return start_; }
+  std::string_view op_name() const { return name_; }
+  bool at_end() const { return pos_ >= size_; }
+  bool in_frame() const { return pos_ < frame_end_; }
+  std::size_t frame_end() const { return frame_end_; }
+
+  [[noreturn]] void fail(ErrorKind kind, std::string message) const {
+    throw PickleError(kind, start_, std::move(message));
+  }
+
+  const std::uint8_t* read(std::size_t n) {
+    if (in_frame() && n > frame_end_ - pos_) {
+      fail(ErrorKind::BadValue,
+           fmt::format("{} reads past the end of its frame (frame ends at {})", name_, frame_end_));
+    }
+    if (n > size_ - pos_) {
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: {} needs {} bytes, {} left", name_, n,
+                       size_ - pos_));
+    }
+    const std::uint8_t* p = data_ + pos_;
+    pos_ += n;
+    return p;
+  }
+
+  // Little-endian unsigned integer of n <= 8 bytes.
+  std::uint64_t read_uint(std::size_t n) {
+    const std::uint8_t* p = read(n);
+    std::uint64_t v = 0;
+    for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+  }
+
+  std::string_view read_view(std::size_t n) { return {reinterpret_cast<const char*>(read(n)), n}; }
+
+  // A length-prefixed argument: the length is checked against the input
+  // before anything is made for it.
+  std::string_view read_counted(std::size_t length_bytes, bool is_signed = false) {
+    const std::uint64_t n = read_uint(length_bytes);
+    if (is_signed && length_bytes == 4 && (n & 0x80000000u) != 0) {
+      fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", name_));
+    }
+    if (n > static_cast<std::uint64_t>(INT64_MAX)) {
+      fail(ErrorKind::LimitExceeded,
+           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", name_, n));
+    }
+    if (n > size_ - pos_) {
+      // A read inside a frame is a frame error first, as read() reports it.
+      if (in_frame() && n > frame_end_ - pos_) read(static_cast<std::size_t>(n));
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: {} declares {} bytes, {} left", name_, n,
+                       size_ - pos_));
+    }
+    return read_view(static_cast<std::size_t>(n));
+  }
+
+  // One line without its newline.
+  std::string_view read_line() {
+    const void* nl = std::memchr(data_ + pos_, '\n', size_ - pos_);
+    if (nl == nullptr) {
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: {} argument has no newline", name_));
+    }
+    const auto len =
+        static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - (data_ + pos_));
+    const std::uint8_t* p = read(len + 1);  // checks the frame
+    return {reinterpret_cast<const char*>(p), len};
+  }
+
+  // FRAME's argument, already read: the next n bytes form a frame. A frame
+  // may not begin inside another, and must fit in the input.
+  void enter_frame(std::uint64_t n) {
+    if (pos_ < frame_end_) {
+      fail(ErrorKind::BadValue,
+           fmt::format("FRAME begins before the end of the current frame (which ends at {})",
+                       frame_end_));
+    }
+    if (n > size_ - pos_) {
+      fail(ErrorKind::Truncated,
+           fmt::format("pickle data was truncated: FRAME declares {} bytes, {} left", n,
+                       size_ - pos_));
+    }
+    frame_end_ = pos_ + static_cast<std::size_t>(n);
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+  std::size_t start_ = 0;
+  std::size_t frame_end_ = 0;  // pos_ < frame_end_: inside a frame
+  std::string_view name_ = "opcode";
+};
+
+}  // namespace serialcheck::pickle

@@ -1,0 +1,44 @@
+#include "reference/types/domain.h"
+
+#include <string>
+
+#include "reference/pickle/errors.h"
+
+namespace serialcheck::types {
+
+const Node* Lowering::lower(const Node* n) {
+  if (auto it = lowered_.find(n); it != lowered_.end()) return it->second;
+  Node* out = nullptr;
+  switch (n->kind) {
+    case Kind::NDArray: out = lower_ndarray(*this, *n); break;
+    case Kind::Tensor: out = lower_tensor(*this, *n); break;
+    case Kind::Module: out = lower_module(*this, *n); break;
+    default:
+      throw pickle::PickleError(pickle::ErrorKind::Unpicklable, 0,
+                                "a " + std::string(kind_name(n->kind)) +
+                                    " has no pickle form; send it with the cuda family");
+  }
+  lowered_.emplace(n, out);
+  return out;
+}
+
+Node* Lowering::shared(const std::string& key, const std::function<Node*(Graph&)>& make) {
+  if (auto it = shared_.find(key); it != shared_.end()) return it->second;
+  Node* n = make(scratch_);
+  shared_.emplace(key, n);
+  return n;
+}
+
+void raise_domain_forms(Graph& graph) {
+  // Nodes added by a recogniser are appended; they are new domain nodes or
+  // their data and need no second look.
+  const std::size_t count = graph.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    Node& n = graph.node(i);
+    if (n.kind != Kind::Object) continue;
+    if (raise_ndarray(graph, n) || raise_tensor(graph, n)) continue;
+    raise_module(graph, n);
+  }
+}
+
+}  // namespace serialcheck::types

@@ -1,0 +1,370 @@
+// The Module domain kind: cloudpickle's by-reference form (byte-identical to
+// cloudpickle.dumps), recognising it, equality, the JSON form, the bridge
+// (modules of any types.ModuleType subclass, the registry of generated
+// subclasses) and what a plain pickle loader returns for it.
+#include "reference/types/module.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "harness/gen/module_gen.h"
+#include "harness/gen/shape.h"
+#include "reference/pickle/decoder.h"
+#include "reference/pickle/encoder.h"
+#include "reference/pickle/errors.h"
+#include "reference/value/equal.h"
+#include "reference/value/json.h"
+#include "reference/value/value.h"
+
+#ifdef SERIALCHECK_HAVE_PYTHON
+#include "harness/python/bridge.h"
+#include "harness/python/domain_objects.h"
+#include "harness/python/interpreter.h"
+#include "harness/subjects/subject.h"
+#endif
+
+namespace serialcheck {
+namespace {
+
+std::string encode_at(const Node* v, int protocol) {
+  pickle::EncodeOptions o;
+  o.protocol = protocol;
+  return pickle::encode(v, o).bytes;
+}
+
+Node* decode_into(std::string_view bytes, Graph& g) {
+  return pickle::decode(bytes, g).root;
+}
+
+std::string why_unequal(const Node* a, const Node* b, EqualOptions options = {}) {
+  Difference d;
+  if (equal(a, b, options, &d)) return "";
+  return d.path + ": " + d.reason;
+}
+
+// ---- the pickle form -------------------------------------------------------------
+
+// A string literal with its NULs.
+template <std::size_t N>
+std::string bin(const char (&literal)[N]) {
+  return std::string(literal, N - 1);
+}
+
+TEST(ModuleForm, IsCloudpicklesSubimport) {
+  Graph g;
+  Node* m = g.module("posixpath");
+  // cloudpickle.dumps(os.path, protocol=p), as cloudpickle 2.2 writes it.
+  EXPECT_EQ(encode_at(m, 0),
+            bin("ccloudpickle.cloudpickle\nsubimport\np0\n(Vposixpath\np1\ntp2\nRp3\n."));
+  EXPECT_EQ(encode_at(m, 2), bin("\x80\x02"
+                                 "ccloudpickle.cloudpickle\nsubimport\nq\x00"
+                                 "X\x09\x00\x00\x00posixpathq\x01\x85q\x02Rq\x03."));
+  EXPECT_EQ(encode_at(m, 5), bin("\x80\x05\x95\x39\x00\x00\x00\x00\x00\x00\x00\x8c\x17"
+                                 "cloudpickle.cloudpickle\x94\x8c\x09subimport\x94\x93\x94\x8c\x09"
+                                 "posixpath\x94\x85\x94R\x94."));
+}
+
+TEST(ModuleForm, DecodesToAModuleAtEveryProtocol) {
+  Graph g;
+  Node* m = g.module("xml.etree.ElementTree");
+  for (int p = 0; p <= 5; ++p) {
+    Graph h;
+    Node* back = decode_into(encode_at(m, p), h);
+    ASSERT_EQ(back->kind, Kind::Module) << "protocol " << p;
+    EXPECT_EQ(back->name, "xml.etree.ElementTree");
+    EXPECT_TRUE(back->items.empty());
+  }
+}
+
+TEST(ModuleForm, OneObjectPerName) {
+  Graph g;
+  // Two nodes of one name are one object in Python (sys.modules).
+  Node* list = g.list({g.module("json"), g.module("json"), g.module("math")});
+  std::string bytes = encode_at(list, 4);
+  EXPECT_EQ(bytes.find("json"), bytes.rfind("json"));
+  Graph h;
+  Node* back = decode_into(bytes, h);
+  ASSERT_EQ(back->items.size(), 3u);
+  EXPECT_EQ(back->items[0], back->items[1]);
+  EXPECT_NE(why_unequal(list, back), "") << "strict equality sees the sharing";
+  EqualOptions loose;
+  loose.immutable_sharing = false;
+  EXPECT_EQ(why_unequal(list, back, loose), "");
+}
+
+TEST(ModuleForm, AnythingElseStaysGeneric) {
+  auto check = [](const char* what, auto make) {
+    Graph g;
+    Node* subimport = g.global("cloudpickle.cloudpickle", "subimport");
+    Node* v = make(g, subimport);
+    Graph h;
+    EXPECT_EQ(decode_into(encode_at(v, 3), h)->kind, Kind::Object) << what;
+  };
+  check("two arguments", [](Graph& g, Node* f) {
+    return g.object(f, g.tuple({g.str("os"), g.str("x")}));
+  });
+  check("bytes name", [](Graph& g, Node* f) { return g.object(f, g.tuple({g.bytes("os")})); });
+  check("empty name", [](Graph& g, Node* f) { return g.object(f, g.tuple({g.str("")})); });
+  check("empty part", [](Graph& g, Node* f) { return g.object(f, g.tuple({g.str("a..b")})); });
+  check("with state", [](Graph& g, Node* f) {
+    Node* o = g.object(f, g.tuple({g.str("os")}));
+    o->obj->state = g.dict();
+    return o;
+  });
+  check("by value", [](Graph& g, Node*) {
+    return g.object(g.global("cloudpickle.cloudpickle", "dynamic_subimport"),
+                    g.tuple({g.str("m"), g.dict()}));
+  });
+}
+
+TEST(ModuleForm, RefusesNamesNoImportCanHave) {
+  for (const char* name : {"", ".os", "os.", "a..b"}) {
+    Graph g;
+    try {
+      encode_at(g.module(name), 2);
+      ADD_FAILURE() << "'" << name << "': no error";
+    } catch (const pickle::PickleError& e) {
+      EXPECT_EQ(e.kind(), pickle::ErrorKind::Unpicklable);
+    }
+  }
+}
+
+// ---- equality and JSON ----------------------------------------------------------
+
+TEST(ModuleEqual, TheNameIsTheValue) {
+  Graph g;
+  Node* plain = g.module("sc_mod_x");
+  Node* with_class = g.module("sc_mod_x", g.global("serialcheck_module_types", "ScModule_x"));
+  EXPECT_EQ(why_unequal(plain, with_class), "") << "the class is materialization metadata";
+  EXPECT_EQ(why_unequal(plain, g.module("sc_mod_y")), "root: module sc_mod_x != module sc_mod_y");
+  EXPECT_NE(why_unequal(plain, g.str("sc_mod_x")), "");
+}
+
+TEST(ModuleJson, PlainAndWithClass) {
+  Graph g;
+  Node* cls = g.global("torch.backends.cudnn", "CudnnModule");
+  Node* m = g.module("torch.backends.cudnn", cls);
+  Node* root = g.list({g.module("os"), m, m, cls});
+  const std::string text = to_json(root);
+  EXPECT_EQ(text,
+            R"({"list":[{"module":"os"},{"module":"torch.backends.cudnn","id":1,"class":)"
+            R"({"global":["torch.backends.cudnn","CudnnModule"],"id":2}},{"ref":1},{"ref":2}]})");
+  Graph h;
+  Node* back = from_json(text, h);
+  EXPECT_EQ(why_unequal(root, back), "");
+  EXPECT_EQ(back->items[1]->items.at(0), back->items[3]) << "the class keeps its identity";
+  EXPECT_EQ(to_json(back), text);
+}
+
+TEST(ModuleJson, Rejects) {
+  auto rejects = [](std::string_view text, std::string_view where) {
+    Graph g;
+    try {
+      from_json(text, g);
+      ADD_FAILURE() << text << ": accepted";
+    } catch (const JsonFormError& e) {
+      EXPECT_EQ(e.where(), where) << text << ": " << e.what();
+    }
+  };
+  rejects(R"({"module":""})", "/module");
+  rejects(R"({"module":7})", "/module");
+  rejects(R"({"module":"os","class":"x"})", "/class");
+  rejects(R"({"str":"os","class":{"global":["a","b"]}})", "/class");
+  rejects(R"({"module":"os","device":"sim:0"})", "/device");
+}
+
+TEST(ModuleShape, ClassIsNotAChild) {
+  // A module pickles as its import name alone: its class is no part of the
+  // pickled graph, so identity and scan checks do not look for it.
+  Graph g;
+  Node* cls = g.global("serialcheck_module_types", "ScModule_a");
+  Node* m = g.module("sc_mod_a", cls);
+  EXPECT_TRUE(gen::children(*m).empty());
+  ASSERT_EQ(m->items.size(), 1u);
+  EXPECT_EQ(m->items[0], cls);
+}
+
+RC_GTEST_PROP(ModuleCodec, GeneratedModulesRoundTrip, ()) {
+  const auto v = *gen::moduleValue();
+  const int p = *rc::gen::inRange(0, 6);
+  Graph g;
+  Node* back = decode_into(encode_at(v.root, p), g);
+  RC_ASSERT(back->kind == Kind::Module);
+  RC_ASSERT(why_unequal(v.root, back) == "");
+  Graph h;
+  const std::string text = to_json(v.root);
+  RC_ASSERT(to_json(from_json(text, h)) == text);
+}
+
+// ---- real Python ---------------------------------------------------------------
+
+#ifdef SERIALCHECK_HAVE_PYTHON
+
+using python::eval;
+using python::exec;
+using python::Gil;
+using python::PyRef;
+using python::set_main;
+
+bool truth(std::string_view expression) {
+  Graph g;
+  Node* n = python::from_python(eval(expression).get(), g);
+  return n->kind == Kind::Bool && n->flag;
+}
+
+std::string python_bytes(std::string_view expression) {
+  Graph g;
+  Node* n = python::from_python(eval(expression).get(), g);
+  if (n->kind != Kind::Bytes) throw std::runtime_error("not bytes: " + std::string(expression));
+  return std::string(n->payload());
+}
+
+class ModulePython : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    if (!python::python_available(&reason)) GTEST_SKIP() << "no embedded Python: " << reason;
+    Gil gil;
+    try {
+      exec("import pickle, sys, types, importlib, cloudpickle");
+    } catch (const SubjectError& e) {
+      GTEST_SKIP() << "cloudpickle does not import: " << e.what();
+    }
+  }
+
+  // The reference's pickle of `value`, loaded by plain pickle.loads into sc_loaded.
+  static void load_reference(const Node* value, int protocol) {
+    Graph tmp;
+    PyRef data = python::to_python(tmp.bytes(encode_at(value, protocol)));
+    set_main("sc_data", data.get());
+    exec("sc_loaded = pickle.loads(sc_data)");
+  }
+};
+
+TEST_F(ModulePython, ByteIdenticalToCloudpickleForEveryStdlibName) {
+  Gil gil;
+  for (std::string_view name : gen::stdlib_module_names()) {
+    for (int p = 0; p <= 5; ++p) {
+      Graph g;
+      const std::string expression = "cloudpickle.dumps(importlib.import_module('" +
+                                     std::string(name) + "'), protocol=" + std::to_string(p) + ")";
+      EXPECT_EQ(encode_at(g.module(std::string(name)), p), python_bytes(expression)) << expression;
+    }
+  }
+}
+
+TEST_F(ModulePython, BridgeDescribesModulesAndTheirClasses) {
+  Gil gil;
+  Graph g;
+  Node* os = python::from_python(eval("importlib.import_module('os')").get(), g);
+  ASSERT_EQ(os->kind, Kind::Module);
+  EXPECT_EQ(os->name, "os");
+  EXPECT_TRUE(os->items.empty());
+  exec("import torch.backends.cudnn");
+  Node* cudnn = python::from_python(eval("torch.backends.cudnn").get(), g);
+  ASSERT_EQ(cudnn->kind, Kind::Module);
+  EXPECT_EQ(cudnn->name, "torch.backends.cudnn");
+  ASSERT_EQ(cudnn->items.size(), 1u);
+  EXPECT_EQ(cudnn->items[0]->payload(), "torch.backends.cudnn");
+  EXPECT_EQ(cudnn->items[0]->name, "CudnnModule");
+  // A module that is in no registry is still its name.
+  Node* loose = python::from_python(eval("types.ModuleType('sc_unregistered')").get(), g);
+  EXPECT_EQ(loose->name, "sc_unregistered");
+}
+
+TEST_F(ModulePython, ModuleTypeSubclassesPickleByReference) {
+  Gil gil;
+  exec("import torch.backends.cudnn");
+  // cloudpickle cannot pickle a ModuleType subclass instance (the bug)...
+  try {
+    exec("cloudpickle.dumps(torch.backends.cudnn)");
+    ADD_FAILURE() << "cloudpickle pickled a ModuleType subclass instance";
+  } catch (const SubjectError& e) {
+    EXPECT_EQ(e.kind(), "TypeError");
+  }
+  // ...the reference writes it by reference, and plain pickle returns the very object.
+  Graph g;
+  Node* cudnn = python::from_python(eval("torch.backends.cudnn").get(), g);
+  for (int p = 0; p <= 5; ++p) {
+    load_reference(cudnn, p);
+    EXPECT_TRUE(truth("sc_loaded is sys.modules['torch.backends.cudnn']")) << "protocol " << p;
+  }
+}
+
+TEST_F(ModulePython, BridgeRegistersGeneratedSubclassInstances) {
+  Gil gil;
+  Graph g;
+  Node* cls = g.global(std::string(python::kModuleTypesModule), "ScModule_bridge");
+  Node* m = g.module("sc_mod_bridge", cls);
+  PyRef object = python::to_python(g.list({m, cls}));
+  set_main("sc_obj", object.get());
+  EXPECT_TRUE(truth("sc_obj[0] is sys.modules['sc_mod_bridge'] and type(sc_obj[0]) is sc_obj[1]"));
+  EXPECT_TRUE(
+      truth("issubclass(sc_obj[1], types.ModuleType) and sc_obj[1].__module__ == "
+            "'serialcheck_module_types' and pickle.loads(pickle.dumps(sc_obj[1])) is "
+            "sc_obj[1]"));
+  // Made once: the same name gives the same object again.
+  PyRef again = python::to_python(m);
+  set_main("sc_again", again.get());
+  EXPECT_TRUE(truth("sc_again is sc_obj[0]"));
+  Graph h;
+  Node* back = python::from_python(object.get(), h);
+  EXPECT_EQ(why_unequal(g.list({m, cls}), back), "");
+  ASSERT_EQ(back->items[0]->items.size(), 1u);
+  EXPECT_EQ(back->items[0]->items[0], back->items[1]) << "the class is the same global";
+}
+
+TEST_F(ModulePython, RegistryNamesMustBeIdentifiers) {
+  Gil gil;
+  Graph g;
+  try {
+    python::to_python(g.global(std::string(python::kModuleTypesModule), "Not.One"));
+    FAIL() << "no error";
+  } catch (const SubjectError& e) {
+    EXPECT_EQ(e.kind(), "ValueError");
+  }
+}
+
+TEST_F(ModulePython, PropertyPlainPickleReturnsTheRegisteredModule) {
+  EXPECT_TRUE(rc::check("pickle.loads(reference bytes) is sys.modules[name]", [] {
+    const auto spec = *gen::moduleSpec();
+    const int p = *rc::gen::inRange(0, 6);
+    Gil gil;
+    Graph g;
+    Node* m = build_module(spec, g);
+    PyRef object = python::to_python(m);  // imports or registers it
+    set_main("sc_module", object.get());
+    load_reference(m, p);
+    RC_ASSERT(truth("sc_loaded is sys.modules['" + spec.name + "'] and sc_loaded is sc_module"));
+    if (spec.subclass) {
+      RC_ASSERT(truth("type(sc_loaded).__qualname__ == '" + spec.subclass->second + "'"));
+    }
+    Graph h;
+    Node* back = python::from_python(eval("sc_loaded").get(), h);
+    RC_ASSERT(why_unequal(m, back) == "");
+  }));
+}
+
+TEST_F(ModulePython, PropertyCloudpicklesBytesDecodeToTheModule) {
+  EXPECT_TRUE(rc::check("cloudpickle.dumps(module) decodes to the module", [] {
+    const auto spec = *gen::moduleSpec(false);
+    const int p = *rc::gen::inRange(0, 6);
+    Gil gil;
+    Graph g;
+    Node* m = build_module(spec, g);
+    const std::string bytes = python_bytes("cloudpickle.dumps(importlib.import_module('" +
+                                           spec.name + "'), protocol=" + std::to_string(p) + ")");
+    RC_ASSERT(encode_at(m, p) == bytes);
+    Graph h;
+    RC_ASSERT(why_unequal(m, decode_into(bytes, h)) == "");
+  }));
+}
+
+#endif  // SERIALCHECK_HAVE_PYTHON
+
+}  // namespace
+}  // namespace serialcheck

@@ -1,0 +1,556 @@
+// The safe-loading policy (docs/safe-loading.md): the allowlist and its text
+// format, the default list, and the decoder refusing globals and persistent
+// ids the list does not allow, at the opcode that names them. Against
+// CPython (when embedded): what pickle.dumps writes for the data the default
+// list is meant for loads under it, and what a real Unpickler's find_class
+// is asked for is exactly what the scan reports.
+#include "reference/pickle/policy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "reference/pickle/decoder.h"
+#include "reference/pickle/errors.h"
+#include "reference/pickle/scan.h"
+#include "reference/value/value.h"
+
+#ifdef SERIALCHECK_HAVE_PYTHON
+#include "harness/python/bridge.h"
+#include "harness/python/interpreter.h"
+#endif
+
+namespace serialcheck::pickle {
+namespace {
+
+using namespace std::string_literals;
+using namespace std::string_view_literals;
+
+struct Outcome {
+  bool ok = false;
+  ErrorKind kind = ErrorKind::BadValue;
+  std::size_t offset = 0;
+  std::string detail;
+  const Node* root = nullptr;
+};
+
+Outcome decode_under(std::string_view data, const Allowlist* list, Graph& g,
+                     bool fix_imports = true) {
+  DecodeOptions options;
+  options.allowlist = list;
+  options.fix_imports = fix_imports;
+  options.stand_in_buffers = true;
+  Outcome o;
+  try {
+    o.root = decode(data, g, options).root;
+    o.ok = true;
+  } catch (const PickleError& e) {
+    o.kind = e.kind();
+    o.offset = e.offset();
+    o.detail = e.detail();
+  }
+  return o;
+}
+
+Allowlist list_of(std::initializer_list<std::string_view> entries, bool pids = false) {
+  Allowlist l;
+  for (auto e : entries) l.allow(e);
+  l.persistent_ids = pids;
+  return l;
+}
+
+// ---- the allowlist --------------------------------------------------------------
+
+TEST(Allowlist, EntriesSplitAtTheLastDotOrAtAColon) {
+  Allowlist l;
+  l.allow("numpy.core.multiarray._reconstruct"sv);
+  l.allow("pkg.mod:Outer.Inner"sv);
+  EXPECT_TRUE(l.allows("numpy.core.multiarray", "_reconstruct"));
+  EXPECT_TRUE(l.allows("pkg.mod", "Outer.Inner"));
+  // Another split of the same dotted text may be another object in Python.
+  EXPECT_FALSE(l.allows("numpy", "core.multiarray._reconstruct"));
+  EXPECT_FALSE(l.allows("pkg.mod.Outer", "Inner"));
+  EXPECT_FALSE(l.allows("numpy.core.multiarray", "_reconstruct2"));
+  EXPECT_EQ(l.size(), 2u);
+  l.allow("pkg.mod:Outer.Inner"sv);  // again: no duplicate
+  EXPECT_EQ(l.size(), 2u);
+}
+
+TEST(Allowlist, MalformedEntriesAreRefused) {
+  for (std::string_view bad :
+       {""sv, "nodot"sv, ".a"sv, "a."sv, "a..b"sv, "a b.c"sv, ":x"sv, "m:"sv, "m:.x"sv}) {
+    Allowlist l;
+    EXPECT_THROW(l.allow(bad), AllowlistError) << "'" << bad << "'";
+  }
+}
+
+TEST(Allowlist, TextFormatHasCommentsAndNamesTheBadLine) {
+  Allowlist l;
+  l.add_text(
+      "# tensors\n"
+      "torch._utils._rebuild_tensor_v2\n"
+      "\n"
+      "   collections.OrderedDict   # trailing comment\n"
+      "pkg.mod:Outer.Inner\r\n");
+  EXPECT_EQ(l.size(), 3u);
+  EXPECT_TRUE(l.allows("collections", "OrderedDict"));
+  EXPECT_TRUE(l.allows("pkg.mod", "Outer.Inner"));
+  try {
+    l.add_text("a.b\n\nnot an entry\n", "mylist.txt");
+    FAIL() << "accepted a bad line";
+  } catch (const AllowlistError& e) {
+    EXPECT_NE(std::string(e.what()).find("mylist.txt:3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Allowlist, FilesLoadAndMerge) {
+  const auto path = std::filesystem::temp_directory_path() / "serialcheck-policy-test.txt";
+  {
+    std::ofstream out(path);
+    out << "# extra\nmypkg.models.Net\n";
+  }
+  Allowlist extra;
+  extra.add_file(path.string());
+  std::filesystem::remove(path);
+  EXPECT_TRUE(extra.allows("mypkg.models", "Net"));
+  EXPECT_THROW(extra.add_file(path.string()), AllowlistError);
+
+  Allowlist merged = default_allowlist();
+  const std::size_t before = merged.size();
+  extra.persistent_ids = true;
+  merged.merge(extra);
+  EXPECT_EQ(merged.size(), before + 1);
+  EXPECT_TRUE(merged.allows("mypkg.models", "Net"));
+  EXPECT_TRUE(merged.persistent_ids);
+  const auto entries = merged.entries();
+  EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end()));
+}
+
+TEST(Allowlist, DefaultListHoldsDataTypesAndNothingThatImportsOrCalls) {
+  const Allowlist l = default_allowlist();
+  EXPECT_FALSE(l.persistent_ids);
+  for (auto [m, n] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"builtins", "set"},
+           {"builtins", "frozenset"},
+           {"builtins", "bytearray"},
+           {"builtins", "bytes"},
+           {"builtins", "list"},
+           {"builtins", "dict"},
+           {"builtins", "tuple"},
+           {"builtins", "complex"},
+           {"_codecs", "encode"},
+           {"collections", "OrderedDict"},
+           {"datetime", "datetime"},
+           {"datetime", "timezone"},
+           {"numpy.core.multiarray", "_reconstruct"},
+           {"numpy", "ndarray"},
+           {"numpy", "dtype"},
+           {"numpy.core.numeric", "_frombuffer"},
+           {"numpy.core.multiarray", "scalar"},
+           {"torch._utils", "_rebuild_tensor_v2"},
+           {"torch._tensor", "_rebuild_from_type_v2"},
+           {"torch.storage", "_load_from_bytes"},
+           {"torch", "FloatStorage"},
+           {"torch._utils", "_rebuild_parameter"},
+           {"torch", "Tensor"},
+           {"torch", "Size"},
+           {"torch", "float32"},
+       }) {
+    EXPECT_TRUE(l.allows(m, n)) << m << "." << n;
+  }
+  for (auto [m, n] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"cloudpickle.cloudpickle", "subimport"},
+           {"cloudpickle.cloudpickle", "_make_function"},
+           {"copyreg", "_reconstructor"},
+           {"copyreg", "_inverted_registry"},
+           {"builtins", "eval"},
+           {"builtins", "exec"},
+           {"builtins", "getattr"},
+           {"builtins", "__import__"},
+           {"importlib", "import_module"},
+           {"functools", "partial"},
+           {"operator", "attrgetter"},
+           {"os", "system"},
+           {"posix", "system"},
+           {"subprocess", "Popen"},
+           {"torch", "load"},
+       }) {
+    EXPECT_FALSE(l.allows(m, n)) << m << "." << n;
+  }
+}
+
+TEST(Allowlist, DescribeValueIsShortWhateverTheValue) {
+  Graph g;
+  std::vector<Node*> many;
+  for (int i = 0; i < 100000; ++i) many.push_back(g.integer(i));
+  Node* big = g.tuple(std::move(many));
+  const std::string text = describe_value(big, 40);
+  EXPECT_LE(text.size(), 50u);
+  EXPECT_EQ(text.substr(0, 7), "(0, 1, ");
+  Node* self = g.list();
+  self->items.push_back(self);
+  EXPECT_LE(describe_value(self, 40).size(), 50u);
+  EXPECT_EQ(describe_value(g.tuple({g.str("storage"), g.global("torch", "FloatStorage"), g.str("0"),
+                                    g.str("cpu"), g.integer(4)})),
+            "('storage', torch.FloatStorage, '0', 'cpu', 4)");
+  EXPECT_EQ(describe_value(g.bytes("a'\n")), "b'a\\'\\n'");
+}
+
+// ---- the decoder under a policy ---------------------------------------------------
+
+TEST(Policy, WithoutAnAllowlistEverythingDecodesAsInertNames) {
+  Graph g;
+  const Outcome o = decode_under("cos\nsystem\n(S'echo hi'\ntR."sv, nullptr, g);
+  ASSERT_TRUE(o.ok) << o.detail;
+  EXPECT_EQ(o.root->kind, Kind::Object);
+}
+
+TEST(Policy, GlobalNotOnTheListIsRefusedAtItsOpcode) {
+  const Allowlist l = default_allowlist();
+  Graph g;
+  // protocol 0: the list, then GLOBAL at offset 5.
+  const Outcome o = decode_under("(lp0\ncos\nsystem\np1\n(S'echo hi'\ntR."sv, &l, g);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_EQ(o.offset, 5u);
+  EXPECT_NE(o.detail.find("os.system"), std::string::npos) << o.detail;
+  EXPECT_NE(o.detail.find("GLOBAL"), std::string::npos) << o.detail;
+  EXPECT_EQ(error_kind_name(ErrorKind::ForbiddenGlobal), "forbidden-global");
+}
+
+TEST(Policy, StackGlobalIsCheckedWithTheExactStrsOnTheStack) {
+  const Allowlist l = list_of({"collections.OrderedDict"});
+  // The module str memoized, then reused for a second STACK_GLOBAL.
+  const std::string s =
+      "\x80\x04\x8c\x0b"
+      "collections\x94\x8c\x0bOrderedDict\x94\x93\x94"
+      "h\x00\x8c\x07"
+      "Counter\x94\x93\x94\x86."s;
+  Graph g;
+  const Outcome o = decode_under(s, &l, g);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_EQ(o.offset, s.find("\x93\x94\x86"));
+  EXPECT_NE(o.detail.find("collections.Counter"), std::string::npos) << o.detail;
+  EXPECT_NE(o.detail.find("STACK_GLOBAL"), std::string::npos) << o.detail;
+
+  Allowlist both = l;
+  both.allow("collections.Counter"sv);
+  Graph g2;
+  EXPECT_TRUE(decode_under(s, &both, g2).ok);
+}
+
+TEST(Policy, InstAndObjAreChecked) {
+  const Allowlist l = default_allowlist();
+  Graph g;
+  Outcome o = decode_under("(S'x'\nimymod\nThing\n."sv, &l, g);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_EQ(o.offset, 6u);
+  EXPECT_NE(o.detail.find("mymod.Thing"), std::string::npos) << o.detail;
+  // OBJ's class comes off the stack: it was named, and refused, before.
+  Graph g2;
+  o = decode_under("(cmymod\nThing\nK\x01o."sv, &l, g2);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_EQ(o.offset, 1u);
+  // With the class allowed, INST, OBJ, NEWOBJ and BUILD need nothing more.
+  const Allowlist thing = list_of({"mymod.Thing"});
+  Graph g3, g4, g5;
+  EXPECT_TRUE(decode_under("(S'x'\nimymod\nThing\n."sv, &thing, g3).ok);
+  EXPECT_TRUE(decode_under("(cmymod\nThing\nK\x01o}b."sv, &thing, g4).ok);
+  EXPECT_TRUE(decode_under("\x80\x02\x63mymod\nThing\n)\x81}b."sv, &thing, g5).ok);
+}
+
+TEST(Policy, PythonTwoNamesAreCheckedAsPythonThreeLoadsThem) {
+  const Allowlist l = default_allowlist();
+  // set([1]) at protocol 2: __builtin__.set is builtins.set.
+  const std::string s = "\x80\x02\x63__builtin__\nset\nq\x00]q\x01K\x01\x61\x85q\x02Rq\x03."s;
+  Graph g;
+  const Outcome ok = decode_under(s, &l, g);
+  ASSERT_TRUE(ok.ok) << ok.detail;
+  EXPECT_EQ(ok.root->kind, Kind::Set);
+  // Without fix_imports a Python 3 loader would import __builtin__ itself.
+  Graph g2;
+  const Outcome raw = decode_under(s, &l, g2, /*fix_imports=*/false);
+  ASSERT_FALSE(raw.ok);
+  EXPECT_EQ(raw.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_NE(raw.detail.find("__builtin__.set"), std::string::npos) << raw.detail;
+  // A refused renamed global names both spellings.
+  Graph g3;
+  const Outcome ev = decode_under("c__builtin__\neval\n."sv, &l, g3);
+  ASSERT_FALSE(ev.ok);
+  EXPECT_NE(ev.detail.find("builtins.eval (written __builtin__.eval)"), std::string::npos)
+      << ev.detail;
+}
+
+TEST(Policy, PersistentIdsNeedPermission) {
+  Allowlist l = default_allowlist();
+  Graph g;
+  Outcome o = decode_under("(lp0\nPstorage-7\na."sv, &l, g);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenPersistentId);
+  EXPECT_EQ(o.offset, 5u);
+  EXPECT_NE(o.detail.find("'storage-7'"), std::string::npos) << o.detail;
+  EXPECT_EQ(error_kind_name(ErrorKind::ForbiddenPersistentId), "forbidden-persistent-id");
+  // BINPERSID with torch.save's kind of tuple.
+  const std::string s =
+      "\x80\x02(X\x07\x00\x00\x00storageq\x00\x63torch\nFloatStorage\nq\x01X\x01\x00\x00\x00"
+      "0X\x03\x00\x00\x00\x63puK\x04tQ."s;
+  Graph g2;
+  o = decode_under(s, &l, g2);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenPersistentId);
+  EXPECT_EQ(o.offset, s.size() - 2);
+  EXPECT_NE(o.detail.find("('storage', torch.FloatStorage, '0', 'cpu', 4)"), std::string::npos)
+      << o.detail;
+  l.persistent_ids = true;
+  Graph g3;
+  EXPECT_TRUE(decode_under(s, &l, g3).ok);
+}
+
+TEST(Policy, ExtensionCodesAreCheckedAsTheRegistry) {
+  Allowlist l = default_allowlist();
+  Graph g;
+  const Outcome o = decode_under("\x80\x02\x82\x05."sv, &l, g);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_EQ(o.offset, 2u);
+  EXPECT_NE(o.detail.find("copyreg._inverted_registry"), std::string::npos) << o.detail;
+  l.allow("copyreg._inverted_registry"sv);
+  Graph g2;
+  EXPECT_TRUE(decode_under("\x80\x02\x82\x05."sv, &l, g2).ok);
+}
+
+TEST(Policy, CloudpickleSubimportIsNotAllowedByDefault) {
+  // cloudpickle's reduce for a module: subimport('os').
+  const std::string s =
+      "\x80\x04\x8c\x17"
+      "cloudpickle.cloudpickle\x94\x8c\tsubimport\x94\x93\x94\x8c\x02os\x94\x85\x94R\x94."s;
+  const Allowlist l = default_allowlist();
+  Graph g;
+  const Outcome o = decode_under(s, &l, g);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  EXPECT_NE(o.detail.find("cloudpickle.cloudpickle.subimport"), std::string::npos) << o.detail;
+}
+
+// Every golden pickle: decoding under the default list succeeds exactly when
+// the scan against it is clean, and otherwise fails at the first entry the
+// scan marks forbidden.
+TEST(Policy, GoldenCorpusDecodesUnderTheDefaultListExactlyWhenTheScanIsClean) {
+  const std::filesystem::path dir = std::filesystem::path(SERIALCHECK_SOURCE_DIR) / "corpus/golden";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no golden corpus at " << dir;
+  const Allowlist l = default_allowlist();
+  std::size_t clean = 0, refused = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".pickle") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const ScanResult s = scan(data, l);
+    ASSERT_FALSE(s.error) << s.error->what();
+    Graph g;
+    const Outcome o = decode_under(data, &l, g);
+    EXPECT_EQ(o.ok, s.clean()) << o.detail;
+    if (o.ok) {
+      ++clean;
+      continue;
+    }
+    ++refused;
+    const ScanEntry* first = nullptr;
+    for (const ScanEntry& e : s.entries) {
+      if (!e.allowed) {
+        first = &e;
+        break;
+      }
+    }
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(o.offset, first->offset) << o.detail;
+    EXPECT_EQ(o.kind, first->kind == ScanEntry::Kind::PersistentId
+                          ? ErrorKind::ForbiddenPersistentId
+                          : ErrorKind::ForbiddenGlobal);
+    EXPECT_NE(o.detail.find(first->name), std::string::npos) << o.detail << " vs " << first->name;
+  }
+  EXPECT_GT(clean, 100u);
+  EXPECT_GT(refused, 10u);
+}
+
+#ifdef SERIALCHECK_HAVE_PYTHON
+
+// The names a real Unpickler asks find_class for, and its persistent ids,
+// recorded in Python while loading.
+constexpr std::string_view kRecorder = R"(
+import pickle, io
+class _Recorder(pickle.Unpickler):
+    def __init__(self, data):
+        super().__init__(io.BytesIO(data))
+        self.names = []
+        self.pids = 0
+    def find_class(self, module, name):
+        self.names.append(module + '.' + name)
+        return super().find_class(module, name)
+    def persistent_load(self, pid):
+        self.pids += 1
+        # torch.save's storages: ('storage', type, key, location, size).
+        if isinstance(pid, tuple) and pid and pid[0] == 'storage':
+            return pid[1](pid[4])
+        return pid
+def _found_names(data):
+    r = _Recorder(data)
+    r.load()
+    return (sorted(set(r.names)), r.pids)
+)";
+
+class PolicyAgainstCPython : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    if (!python::python_available(&reason)) GTEST_SKIP() << "no embedded Python: " << reason;
+  }
+
+  static std::string bytes_of(std::string_view expression) {
+    python::PyRef obj = python::eval(expression);
+    Graph g;
+    const Node* n = python::from_python(obj.get(), g);
+    EXPECT_EQ(n->kind, Kind::Bytes) << expression;
+    return std::string(n->payload());
+  }
+
+  // sorted distinct names find_class saw, and the persistent id count.
+  static std::pair<std::set<std::string>, std::size_t> found_by_python(std::string_view var) {
+    python::PyRef r = python::eval("_found_names(" + std::string(var) + ")");
+    Graph g;
+    const Node* t = python::from_python(r.get(), g);
+    std::set<std::string> names;
+    for (const Node* n : t->items[0]->items) names.insert(std::string(n->payload()));
+    return {names, static_cast<std::size_t>(t->items[1]->small)};
+  }
+};
+
+TEST_F(PolicyAgainstCPython, DefaultListLoadsTheDataItIsFor) {
+  python::Gil gil;
+  python::exec(std::string(kRecorder));
+  python::exec(R"(
+import pickle, collections, datetime, numpy as np, torch
+_values = {
+  'containers': [set([1, 2]), frozenset([3]), b'ab', bytearray(b'cd'), (1, 2), {'k': [1.5]},
+                 collections.OrderedDict(a=1), 3+4j],
+  'datetime': [datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc),
+               datetime.date(2020, 1, 2), datetime.time(1, 2), datetime.timedelta(days=3)],
+  'numpy': [np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros(3, dtype=[('a', 'i4')]),
+            np.float64(1.5), np.dtype('>i2'), np.array(['a', 'bc'])],
+  'torch': [torch.arange(6.).reshape(2, 3), torch.nn.Parameter(torch.ones(2)),
+            torch.Size([2, 3]), torch.float32, torch.int64],
+}
+_cases = {}
+for name, value in _values.items():
+    for p in range(6):
+        _cases[name + '.p' + str(p)] = pickle.dumps(value, protocol=p)
+_case_names = sorted(_cases)
+)");
+  const Allowlist l = default_allowlist();
+  python::PyRef names_obj = python::eval("_case_names");
+  Graph ng;
+  const Node* names = python::from_python(names_obj.get(), ng);
+  ASSERT_EQ(names->items.size(), 24u);
+  for (const Node* name_node : names->items) {
+    const std::string name(name_node->payload());
+    SCOPED_TRACE(name);
+    const std::string data = bytes_of("_cases['" + name + "']");
+    const ScanResult s = scan(data, l);
+    ASSERT_FALSE(s.error) << s.error->what();
+    for (const ScanEntry& e : s.entries) EXPECT_TRUE(e.allowed) << e.name << " at " << e.offset;
+    Graph g;
+    const Outcome o = decode_under(data, &l, g);
+    EXPECT_TRUE(o.ok) << error_kind_name(o.kind) << " at " << o.offset << ": " << o.detail;
+    // The scan's globals, as written, are what find_class is asked for.
+    python::exec("_data = _cases['" + name + "']");
+    const auto [python_names, pids] = found_by_python("_data");
+    std::set<std::string> scanned;
+    for (const ScanEntry& e : s.entries) {
+      if (e.kind == ScanEntry::Kind::Global) scanned.insert(e.written.empty() ? e.name : e.written);
+    }
+    EXPECT_EQ(scanned, python_names);
+    EXPECT_EQ(pids, 0u);
+  }
+}
+
+TEST_F(PolicyAgainstCPython, WhatTheDefaultListRefuses) {
+  python::Gil gil;
+  python::exec(std::string(kRecorder));
+  python::exec(R"(
+import io, os, pickle, zipfile, cloudpickle, torch
+def _uses_os():
+    return os.getcwd()
+_cloud = cloudpickle.dumps(_uses_os, protocol=4)
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ('true',))
+_evil = pickle.dumps(_Evil(), protocol=2)
+_buf = io.BytesIO()
+torch.save({'w': torch.ones(3)}, _buf)
+_zip = zipfile.ZipFile(io.BytesIO(_buf.getvalue()))
+_saved = _zip.read([n for n in _zip.namelist() if n.endswith('data.pkl')][0])
+)");
+  const Allowlist l = default_allowlist();
+  {
+    const std::string data = bytes_of("_cloud");
+    const ScanResult s = scan(data, l);
+    ASSERT_FALSE(s.error) << s.error->what();
+    bool subimport = false;
+    for (const ScanEntry& e : s.entries) {
+      if (e.kind == ScanEntry::Kind::Global && e.name == "cloudpickle.cloudpickle.subimport") {
+        subimport = true;
+        EXPECT_FALSE(e.allowed);
+      }
+    }
+    EXPECT_TRUE(subimport) << "cloudpickle wrote no subimport";
+    Graph g;
+    const Outcome o = decode_under(data, &l, g);
+    ASSERT_FALSE(o.ok);
+    EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+  }
+  {
+    const std::string data = bytes_of("_evil");
+    Graph g;
+    const Outcome o = decode_under(data, &l, g);
+    ASSERT_FALSE(o.ok);
+    EXPECT_EQ(o.kind, ErrorKind::ForbiddenGlobal);
+    // os.system pickles as posix.system: the name checked is the one imported.
+    EXPECT_NE(o.detail.find("posix.system"), std::string::npos) << o.detail;
+  }
+  {
+    // torch.save's data.pkl refers to its storages by persistent id.
+    const std::string data = bytes_of("_saved");
+    Graph g;
+    const Outcome o = decode_under(data, &l, g);
+    ASSERT_FALSE(o.ok);
+    EXPECT_EQ(o.kind, ErrorKind::ForbiddenPersistentId);
+    Allowlist with_pids = l;
+    with_pids.persistent_ids = true;
+    Graph g2;
+    const Outcome ok = decode_under(data, &with_pids, g2);
+    EXPECT_TRUE(ok.ok) << ok.detail;
+    const ScanResult s = scan(data, with_pids);
+    EXPECT_TRUE(s.clean());
+    std::size_t pid_entries = 0;
+    for (const ScanEntry& e : s.entries) pid_entries += e.kind == ScanEntry::Kind::PersistentId;
+    const auto [python_names, pids] = found_by_python("_saved");
+    EXPECT_EQ(pid_entries, pids);
+    EXPECT_GT(pids, 0u);
+  }
+}
+
+#endif  // SERIALCHECK_HAVE_PYTHON
+
+}  // namespace
+}  // namespace serialcheck::pickle
