@@ -29,13 +29,28 @@ struct PropertyEnv {
   std::function<Subject*(const std::string& name, std::string* why_not)> subject;
 };
 
+// What a cell's values are made of: builtin values (gen::value), or one of
+// the domain generators (harness/gen/domain_values.h, tensor_gen.h).
+enum class CaseDomain {
+  Builtin,
+  BigArray,       // one array above the zero-copy threshold
+  NestedArrays,   // such arrays at any depth and position in collections
+  Tensor,         // one tensor, with or without requires_grad and a grad
+  Module,         // a list of modules, ModuleType subclasses included
+  DeviceBuffers,  // buffers on the simulated device, alone or in collections
+  Wire,           // nested arrays or a tensor (wire.distributed)
+};
+
 // How to generate the cases of one (subject, property) cell.
 struct CasePlan {
+  CaseDomain domain = CaseDomain::Builtin;
   bool graph_shaped = false;  // shared references and cycles (else trees)
   bool python_safe = false;   // values a Python object graph holds exactly
   int min_protocol = 0;
   int max_protocol = 5;
-  bool out_of_band = false;   // may send pickle buffers out of band at protocol 5
+  // Builtin: may send pickle buffers out of band at protocol 5. A domain:
+  // does so at protocol 5, always.
+  bool out_of_band = false;
   bool lower_loader = false;  // draws a loader limit below the protocol (>= 2 then)
 };
 

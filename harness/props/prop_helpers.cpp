@@ -50,11 +50,13 @@ Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_proto
   }
 }
 
-bool same_value(const Node* a, const Node* b, bool python, Difference* why) {
+bool same_value(const Node* a, const Node* b, bool python, Difference* why,
+                const EqualOptions& options) {
   Graph ga;
   Graph gb;
   return equal_under(buffers_as_bytes(a, ga), buffers_as_bytes(b, gb),
-                     python ? SharingRule::ImmutablesFree : SharingRule::GlobalsByName, why);
+                     python ? SharingRule::ImmutablesFree : SharingRule::GlobalsByName, why,
+                     options);
 }
 
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,

@@ -36,7 +36,9 @@ Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_proto
 // when the value went through Python (value_tools.h); a PickleBuffer counts
 // as the bytes or bytearray it holds, since whether it travels in band (and
 // comes back as bytes) or out of band is the subject's choice.
-bool same_value(const Node* a, const Node* b, bool through_python, Difference* why);
+// `options`: e.g. tensor_layout false where a tensor travels as its numpy view.
+bool same_value(const Node* a, const Node* b, bool through_python, Difference* why,
+                const EqualOptions& options = {});
 
 // A failed outcome for values that differ: "mismatch:<category>[@stage]".
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,

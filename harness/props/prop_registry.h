@@ -10,5 +10,6 @@ namespace serialcheck::props {
 
 void add_own_properties(std::vector<GateProperty>& out);    // roundtrip_props.cpp
 void add_cross_properties(std::vector<GateProperty>& out);  // cross_props.cpp
+void add_domain_properties(std::vector<GateProperty>& out);  // domain_props.cpp
 
 }  // namespace serialcheck::props

@@ -238,13 +238,14 @@ const Node* buffers_as_bytes(const Node* value, Graph& scratch) {
   return root;
 }
 
-bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why) {
-  if (a == nullptr || b == nullptr) return equal(a, b, why);
+bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why,
+                 const EqualOptions& options) {
+  if (a == nullptr || b == nullptr) return equal(a, b, options, why);
   Graph ga;
   Graph gb;
   Node* ca = hash_cons(copy_value(a, ga), rule);
   Node* cb = hash_cons(copy_value(b, gb), rule);
-  return equal(ca, cb, why);
+  return equal(ca, cb, options, why);
 }
 
 }  // namespace serialcheck

@@ -60,6 +60,7 @@ enum class SharingRule {
 // Equality as equal() defines it, except for the sharing `rule` exempts:
 // both values are first rewritten so that equal exempt subvalues are one
 // node (hash-consing), then compared with equal().
-bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why = nullptr);
+bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why = nullptr,
+                 const EqualOptions& options = {});
 
 }  // namespace serialcheck

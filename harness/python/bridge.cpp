@@ -659,7 +659,13 @@ class Describer {
     if (Node* array = ndarray_from_python(o, graph_)) return remember(o, array);
     // A module (of any ModuleType subclass) is its import name; its class is
     // described when the node is filled.
-    if (PyModule_Check(o)) return domain_shell(o, graph_.module(module_name(o)));
+    if (PyModule_Check(o)) {
+      Node* m = graph_.module(module_name(o));
+      // module.by-reference asks for the very object registered under the
+      // name; a copy (a new module object of that name) is marked.
+      m->flag = !is_registered_module(o, m->name);
+      return domain_shell(o, m);
+    }
     if (is_exact_tensor(o)) {
       // A tensor the model has no node for (sparse, quantized...) is a generic reduce.
       PyRef grad;
@@ -704,6 +710,20 @@ class Describer {
     remember(o, n);
     work_.push_back(Work{o, n, std::move(extra)});
     return n;
+  }
+
+  // sys.modules[name] is `module` itself.
+  static bool is_registered_module(PyObject* module, const std::string& name) {
+    PyObject* modules = PyImport_GetModuleDict();  // borrowed
+    PyRef key = PyRef::steal(PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()),
+                                                  "surrogatepass"));
+    if (!key) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject* registered = PyDict_GetItemWithError(modules, key.get());  // borrowed
+    if (registered == nullptr && PyErr_Occurred()) PyErr_Clear();
+    return registered == module;
   }
 
   static std::string module_name(PyObject* module) {

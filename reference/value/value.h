@@ -102,7 +102,9 @@ struct Node {
   Node& operator=(const Node&) = delete;
 
   Kind kind;
-  // Bool: the value. PickleBuffer: readonly.
+  // Bool: the value. PickleBuffer: readonly. Module: the Python object it
+  // was made from is not the module registered under its name (a copy; only
+  // the Python bridge sets it, module.by-reference checks it).
   bool flag = false;
   // Int: true when the value does not fit in `small`; then `payload()` holds
   // the minimal two's-complement little-endian bytes (pickle's LONG1 form).

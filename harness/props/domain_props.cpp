@@ -1,0 +1,640 @@
+// The domain properties (docs/conformance.md, "Domain properties"):
+// tensor.grad, module.by-reference, zerocopy.oob, zerocopy.nested,
+// zerocopy.device, header.sub-header-intact, protocol.negotiated,
+// wire.distributed.
+//
+// Zero-copy is observable only where the harness holds the memory on both
+// sides: the reference dumps the value's own memory and loads views of the
+// frames. A Python subject dumps objects the bridge made (copies), so for it
+// zerocopy.* checks what the wire shows: every array above the threshold
+// travels as a frame of its own, outside the pickle.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/gen/domain_values.h"
+#include "harness/props/prop_helpers.h"
+#include "harness/props/prop_registry.h"
+#include "harness/props/value_tools.h"
+#include "reference/device/device.h"
+#include "reference/frames/family.h"
+#include "reference/types/ndarray.h"
+#include "reference/types/tensor.h"
+
+namespace serialcheck::props {
+namespace {
+
+constexpr const char* kReference = "reference";
+constexpr const char* kDistributed = "distributed";
+
+bool is_reference(const Subject& s) {
+  return s.name() == kReference;
+}
+
+CasePlan domain_plan(CaseDomain domain, const Capabilities& caps) {
+  CasePlan plan;
+  plan.domain = domain;
+  plan.python_safe = caps.python_values;
+  plan.min_protocol = caps.min_protocol;
+  plan.max_protocol = caps.max_protocol;
+  plan.out_of_band = caps.out_of_band;
+  return plan;
+}
+
+// Protocol 5 with buffers out of band: what zero-copy needs.
+Applicability oob_applies(Subject& subject, CaseDomain domain) {
+  const Capabilities caps = subject.capabilities();
+  Applicability a;
+  a.plan = domain_plan(domain, caps);
+  if (!caps.out_of_band || caps.max_protocol < 5) {
+    a.skip_reason = "sends no buffer out of band (needs protocol 5 with out_of_band)";
+    return a;
+  }
+  a.plan.min_protocol = 5;
+  a.plan.max_protocol = 5;
+  a.plan.out_of_band = true;
+  return a;
+}
+
+Outcome failed_with(Outcome o, const Message& m) {
+  o.failing_message = message_to_json(m);
+  return o;
+}
+
+// ---- tensor.grad ------------------------------------------------------------------
+
+// Strides that place elements: those of dimensions longer than 1, in a
+// tensor that has elements (torch and numpy treat the others as free).
+bool same_layout_strides(const ArrayParts& a, const ArrayParts& b) {
+  if (a.strides.size() != b.strides.size()) return false;
+  if (types::tensor_numel(a) == 0) return true;
+  for (std::size_t k = 0; k < a.shape.size(); ++k) {
+    if (a.shape[k] > 1 && a.strides[k] != b.strides[k]) return false;
+  }
+  return true;
+}
+
+// What differs between two tensors (and their grads, recursively), or "".
+// Storage offsets are layout; strides are compared (the property names them).
+std::string tensor_difference(const Node* want, const Node* got, const std::string& where,
+                              int depth = 0) {
+  if (got == nullptr || got->kind != Kind::Tensor || !got->array) {
+    return where + " loads as " + (got ? std::string(kind_name(got->kind)) : "nothing") +
+           ", not a tensor";
+  }
+  const ArrayParts& w = *want->array;
+  const ArrayParts& g = *got->array;
+  std::string why;
+  if (!types::tensor_equal(*want, *got, &why, /*layout=*/false)) return where + ": " + why;
+  if (!same_layout_strides(w, g)) {
+    return fmt::format("{}: strides [{}] became [{}]", where, fmt::join(w.strides, ", "),
+                       fmt::join(g.strides, ", "));
+  }
+  if ((w.grad == nullptr) != (g.grad == nullptr)) {
+    return where + (w.grad ? ": the grad was lost" : ": a grad appeared");
+  }
+  if (w.grad != nullptr && depth < 4) {
+    return tensor_difference(w.grad, g.grad, where + ".grad", depth + 1);
+  }
+  return {};
+}
+
+std::string tensor_fingerprint(const std::string& difference) {
+  for (const char* key : {"grad was lost", "requires_grad", "strides", "dtype", "shape", "device",
+                          "element", "not a tensor"}) {
+    if (difference.find(key) != std::string::npos) {
+      std::string k = key;
+      std::replace(k.begin(), k.end(), ' ', '-');
+      return "tensor:" + k;
+    }
+  }
+  return "tensor:other";
+}
+
+Outcome tensor_grad(Subject& subject, const TestCase& c, PropertyEnv&) {
+  Outcome failed;
+  auto m = dumps_step(subject, c, "dumps", failed);
+  if (!m) return failed;
+  Graph graph;
+  Node* back = loads_step(subject, *m, graph, 5, "loads", failed);
+  if (back == nullptr) return failed;
+  const std::string d = tensor_difference(c.value, back, "tensor");
+  if (d.empty()) return Outcome::pass();
+  return failed_with(Outcome::fail(tensor_fingerprint(d), d), *m);
+}
+
+// ---- module.by-reference -------------------------------------------------------------
+
+Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
+  Outcome failed;
+  auto m = dumps_step(subject, c, "dumps", failed);
+  if (!m) return failed;
+  Graph graph;
+  Node* back = loads_step(subject, *m, graph, 5, "loads", failed);
+  if (back == nullptr) return failed;
+  // A list of modules, or (shrunk) one module.
+  auto modules_of = [](const Node* v) {
+    return v->kind == Kind::List ? v->items : std::vector<Node*>{const_cast<Node*>(v)};
+  };
+  const std::vector<Node*> want = modules_of(c.value);
+  const std::vector<Node*> got = modules_of(back);
+  if (got.size() != want.size()) {
+    return failed_with(Outcome::fail("module:shape", "the list of modules did not come back"), *m);
+  }
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const Node* w = want[i];
+    const Node* g = got[i];
+    if (w->kind != Kind::Module) continue;  // a shrunk case may hold other values
+    if (g->kind != Kind::Module) {
+      return failed_with(Outcome::fail("module:not-a-module",
+                                       fmt::format("module {} loads as a {}", w->name,
+                                                   kind_name(g->kind))),
+                         *m);
+    }
+    if (g->name != w->name) {
+      return failed_with(Outcome::fail("module:name", fmt::format("module {} loads as module {}",
+                                                                  w->name, g->name)),
+                         *m);
+    }
+    if (g->flag) {
+      return failed_with(
+          Outcome::fail("module:copy",
+                        fmt::format("module {} loads as a new module object, not the one "
+                                    "registered under its name",
+                                    w->name)),
+          *m);
+    }
+    // The same module twice is one object.
+    for (std::size_t j = 0; j < i; ++j) {
+      if (want[j] == w && got[j] != g) {
+        return failed_with(Outcome::fail("module:identity",
+                                         fmt::format("module {} loads as two objects", w->name)),
+                           *m);
+      }
+    }
+  }
+  return Outcome::pass();
+}
+
+// ---- zerocopy.oob / zerocopy.nested -------------------------------------------------
+
+// The distinct arrays of a value, above the threshold.
+std::vector<const Node*> big_arrays(const Node* value) {
+  std::vector<const Node*> out;
+  for (const Node* n : reachable(value)) {
+    if (n->kind != Kind::NDArray || !n->array) continue;
+    if (types::ndarray_bytes(*n).size() >= gen::kZeroCopyThreshold) out.push_back(n);
+  }
+  return out;
+}
+
+// Every big array of `value` is a frame of `m` holding exactly its bytes
+// (`aliasing`: the frame lies in the array's memory); "" or what is wrong.
+std::string frames_problem(const Node* value, const Message& m, bool aliasing) {
+  for (const Node* a : big_arrays(value)) {
+    const std::string bytes = types::ndarray_bytes(*a);
+    bool own_frame = false;
+    bool aliased = false;
+    for (const Frame& f : m.frames) {
+      if (f.on_device() || f.view() != bytes) continue;
+      own_frame = true;
+      aliased = aliased || families::frame_aliases(f, *a);
+    }
+    const auto shape = a->array->shape;
+    if (!own_frame) {
+      return fmt::format("a {} array of shape ({}) ({} bytes) is not a frame of its own", a->array->dtype,
+                         fmt::join(shape, ", "), bytes.size());
+    }
+    if (aliasing && !aliased) {
+      return fmt::format("the frame of a {} array of {} bytes is a copy, not the array's memory",
+                         a->array->dtype, bytes.size());
+    }
+  }
+  return {};
+}
+
+// The loaded arrays borrow the frames (the reference's loads).
+std::string borrow_problem(const Node* back, const Message& m) {
+  for (const Node* a : big_arrays(back)) {
+    bool borrows = false;
+    for (const Frame& f : m.frames) borrows = borrows || families::node_borrows(*a, f);
+    if (!borrows) {
+      return fmt::format("a loaded {} array of {} bytes is a copy, not a view of its frame",
+                         a->array->dtype, types::ndarray_bytes(*a).size());
+    }
+  }
+  return {};
+}
+
+// The reference's families (dask, then pickle): the walk puts every array
+// in its own frame without a copy, and loading copies none.
+Outcome families_zero_copy(const TestCase& c) {
+  families::SerializeOptions so;
+  Message m = families::serialize(c.value, so);
+  if (m.header.value("serializer", "") == "error") {
+    return Outcome::fail("exception:unserializable@families-dumps",
+                         "the dask and pickle families could not serialize the value");
+  }
+  if (auto copied = families::copied_on_serialize(c.value, m); !copied.empty()) {
+    return failed_with(Outcome::fail("zerocopy:copied@families-dumps",
+                                     fmt::format("{} data node(s) copied by serialize(), first a {}",
+                                                 copied.size(), kind_name(copied[0]->kind))),
+                       m);
+  }
+  Graph graph;
+  Node* back = families::deserialize(m, graph);
+  if (auto copied = families::copied_on_deserialize(back, m); !copied.empty()) {
+    return failed_with(Outcome::fail("zerocopy:copied@families-loads",
+                                     fmt::format("{} data node(s) copied by deserialize(), first a {}",
+                                                 copied.size(), kind_name(copied[0]->kind))),
+                       m);
+  }
+  EqualOptions loose;
+  loose.immutable_sharing = false;
+  Difference d;
+  if (!same_value(c.value, back, false, &d, loose)) {
+    return failed_with(mismatch_outcome(d, "families", c.value, back, "serialized", "deserialized"),
+                       m);
+  }
+  return Outcome::pass();
+}
+
+Outcome zero_copy(Subject& subject, const TestCase& c, PropertyEnv&) {
+  Outcome failed;
+  auto m = dumps_step(subject, c, "dumps", failed);
+  if (!m) return failed;
+  const bool reference = is_reference(subject);
+  if (std::string p = frames_problem(c.value, *m, reference); !p.empty()) {
+    return failed_with(Outcome::fail(reference && p.find("copy") != std::string::npos
+                                         ? "zerocopy:copied@dumps"
+                                         : "zerocopy:no-frame@dumps",
+                                     p),
+                       *m);
+  }
+  Graph graph;
+  Node* back = loads_step(subject, *m, graph, 5, "loads", failed);
+  if (back == nullptr) return failed;
+  Difference d;
+  if (!same_value(c.value, back, through_python(subject), &d)) {
+    return failed_with(mismatch_outcome(d, "", c.value, back, "dumped", "loaded"), *m);
+  }
+  if (reference) {
+    if (std::string p = borrow_problem(back, *m); !p.empty()) {
+      return failed_with(Outcome::fail("zerocopy:copied@loads", p), *m);
+    }
+    return families_zero_copy(c);
+  }
+  return Outcome::pass();
+}
+
+// ---- zerocopy.device ----------------------------------------------------------------
+
+Applicability device_applies(Subject& subject) {
+  Applicability a;
+  a.plan = domain_plan(CaseDomain::DeviceBuffers, subject.capabilities());
+  a.plan.min_protocol = a.plan.max_protocol = 5;
+  if (!is_reference(subject)) {
+    a.skip_reason =
+        "device buffers live on the reference's simulated device; the subject has no device "
+        "to hold them";
+  }
+  return a;
+}
+
+Outcome zero_copy_device(Subject&, const TestCase& c, PropertyEnv&) {
+  std::vector<const Node*> buffers;
+  for (const Node* n : reachable(c.value)) {
+    if (n->kind == Kind::DeviceBuffer && n->device) buffers.push_back(n);
+  }
+  if (buffers.empty()) return Outcome::discard("the value holds no device buffer");
+  device::Device& dev = buffers.front()->device->device();
+  const device::CopyCounters before = dev.counters();
+  families::SerializeOptions so;
+  so.serializers = {"cuda", "dask", "pickle"};
+  Message m = families::serialize(c.value, so);
+  Graph graph;
+  Node* back = families::deserialize(m, graph);
+  const device::CopyCounters after = dev.counters();
+  if (after.host_to_device != before.host_to_device ||
+      after.device_to_host != before.device_to_host) {
+    return failed_with(
+        Outcome::fail("zerocopy:device-copy",
+                      fmt::format("serialize then deserialize copied {} time(s) device->host and "
+                                  "{} time(s) host->device",
+                                  after.device_to_host - before.device_to_host,
+                                  after.host_to_device - before.host_to_device)),
+        m);
+  }
+  if (auto copied = families::copied_on_deserialize(back, m); !copied.empty()) {
+    return failed_with(Outcome::fail("zerocopy:copied@loads",
+                                     "a loaded device buffer is not the frame's allocation"),
+                       m);
+  }
+  Difference d;
+  EqualOptions loose;
+  loose.immutable_sharing = false;
+  if (!same_value(c.value, back, false, &d, loose)) {
+    return failed_with(mismatch_outcome(d, "", c.value, back, "serialized", "deserialized"), m);
+  }
+  return Outcome::pass();
+}
+
+// ---- header.sub-header-intact ----------------------------------------------------------
+
+// numpy's dtype.str for a torch dtype, when numpy has one.
+const char* numpy_dtype_of(const std::string& torch) {
+  static const std::vector<std::pair<std::string, const char*>> kMap = {
+      {"float16", "<f2"}, {"float32", "<f4"}, {"float64", "<f8"}, {"int8", "|i1"},
+      {"int16", "<i2"},   {"int32", "<i4"},   {"int64", "<i8"},   {"uint8", "|u1"},
+      {"bool", "|b1"}};
+  for (const auto& [t, n] : kMap) {
+    if (t == torch) return n;
+  }
+  return nullptr;
+}
+
+// Tensor.numpy(): the same memory, strides in bytes.
+Node* numpy_view(const Node& t, Graph& g) {
+  const char* dtype = numpy_dtype_of(t.array->dtype);
+  const auto dt = types::parse_numeric_dtype(dtype);
+  Node* v = g.ndarray();
+  ArrayParts& p = *v->array;
+  p.dtype = dtype;
+  p.shape = t.array->shape;
+  for (std::int64_t s : t.array->strides) p.strides.push_back(s * dt->itemsize);
+  p.offset = t.array->offset * dt->itemsize;
+  p.writeable = true;
+  v->set_borrowed(t.payload().data(), t.payload().size());
+  return v;
+}
+
+// What distributed's torch serializer can send: t.numpy() and t.grad.numpy()
+// (numpy has the dtype; a grad that requires grad has no numpy()).
+bool dask_can_send(const Node* t) {
+  if (numpy_dtype_of(t->array->dtype) == nullptr) return false;
+  const Node* g = t->array->grad;
+  if (g == nullptr) return true;
+  return numpy_dtype_of(g->array->dtype) != nullptr && !g->array->requires_grad &&
+         g->array->grad == nullptr;
+}
+
+Applicability subheader_applies(Subject& subject) {
+  const Capabilities caps = subject.capabilities();
+  Applicability a;
+  a.plan = domain_plan(CaseDomain::Tensor, caps);
+  a.plan.min_protocol = a.plan.max_protocol = std::min(5, caps.max_protocol);
+  const bool dask = is_reference(subject) || std::find(caps.families.begin(), caps.families.end(),
+                                                       "dask") != caps.families.end();
+  if (!dask) a.skip_reason = "has no dask family that wraps another family's header";
+  return a;
+}
+
+// The header `subject` (or the reference's families) writes for `value`.
+std::optional<Message> header_dumps(Subject& subject, const Node* value, int protocol,
+                                    Outcome& failed) {
+  if (is_reference(subject)) {
+    families::SerializeOptions so;
+    so.protocol = protocol;
+    return families::serialize(value, so);
+  }
+  TestCase c;
+  c.value = value;
+  c.protocol = protocol;
+  c.out_of_band = true;
+  return dumps_step(subject, c, "dumps", failed);
+}
+
+Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
+  if (!dask_can_send(c.value)) {
+    return Outcome::discard(
+        "the dask family cannot send this tensor (no numpy dtype, or a grad that requires "
+        "grad); it goes to the pickle family");
+  }
+  if (types::tensor_numel(*c.value->array) == 0) {
+    // Its strides are arbitrary: the numpy view made here and torch's own
+    // .numpy() may disagree on them without any family being wrong.
+    return Outcome::discard("an empty tensor's strides are arbitrary");
+  }
+  Outcome failed;
+  auto whole = header_dumps(subject, c.value, c.protocol, failed);
+  if (!whole) return failed;
+  // dask's wrapper {"serializer": "dask", "type": "torch.Tensor", "sub-header":
+  // <the torch serializer's header>}; that header nests the array's whole
+  // header under its own "sub-header", and the grad's under "grad".
+  const nlohmann::json& h = whole->header;
+  if (h.value("serializer", "") != "dask" || !h.contains("sub-header") ||
+      !h["sub-header"].is_object()) {
+    return failed_with(Outcome::fail("header:not-dask",
+                                     "the tensor was not serialized by the dask family"),
+                       *whole);
+  }
+  const nlohmann::json& t = h["sub-header"];
+  Graph scratch;
+  auto inner = header_dumps(subject, numpy_view(*c.value, scratch), c.protocol, failed);
+  if (!inner) return failed;
+  if (!t.contains("sub-header")) {
+    return failed_with(Outcome::fail("header:no-sub-header",
+                                     "the tensor's header does not nest the array's header "
+                                     "under \"sub-header\""),
+                       *whole);
+  }
+  if (t["sub-header"] != inner->header) {
+    return failed_with(
+        Outcome::fail("header:sub-header-changed",
+                      "the tensor's \"sub-header\" differs from the header the array gets alone",
+                      "sub-header: " + t["sub-header"].dump() + "\nalone:      " +
+                          inner->header.dump()),
+        *whole);
+  }
+  if (const Node* grad = c.value->array->grad) {
+    auto g = header_dumps(subject, numpy_view(*grad, scratch), c.protocol, failed);
+    if (!g) return failed;
+    if (!t.contains("grad") || !t["grad"].is_object() || !t["grad"].contains("header")) {
+      return failed_with(Outcome::fail("header:no-grad-header",
+                                       "the tensor has a grad and its header has no "
+                                       "\"grad\" with a \"header\""),
+                         *whole);
+    }
+    if (t["grad"]["header"] != g->header) {
+      return failed_with(Outcome::fail("header:grad-header-changed",
+                                       "the grad's header differs from the one it gets alone",
+                                       "grad: " + t["grad"]["header"].dump() +
+                                           "\nalone: " + g->header.dump()),
+                         *whole);
+    }
+  }
+  return Outcome::pass();
+}
+
+// ---- protocol.negotiated -------------------------------------------------------------
+
+Applicability negotiated_applies(Subject& subject) {
+  Applicability a;
+  a.plan = domain_plan(CaseDomain::NestedArrays, subject.capabilities());
+  a.plan.min_protocol = a.plan.max_protocol = 5;
+  a.plan.lower_loader = true;  // the peer's highest protocol, 0 to 4
+  if (!is_reference(subject)) {
+    a.skip_reason =
+        "takes no peer protocol to negotiate down to (distributed's serialize() always writes "
+        "its own highest; the picklers write the protocol they are given)";
+  }
+  return a;
+}
+
+Outcome negotiated(Subject&, const TestCase& c, PropertyEnv&) {
+  const int peer = c.max_protocol;
+  families::SerializeOptions so;
+  so.serializers = {"pickle"};
+  so.peer_max_protocol = peer;
+  Message m = families::serialize(c.value, so);
+  if (m.header.value("pickle-protocol", -1) != peer) {
+    return failed_with(Outcome::fail("negotiate:header",
+                                     fmt::format("the header records protocol {}, the peer "
+                                                 "reads up to {}",
+                                                 m.header.value("pickle-protocol", -1), peer)),
+                       m);
+  }
+  const std::string_view pickle = m.frames.empty() ? std::string_view() : m.frames[0].view();
+  const int written = pickle.size() >= 2 && static_cast<unsigned char>(pickle[0]) == 0x80
+                          ? static_cast<unsigned char>(pickle[1])
+                          : 0;
+  if (written > peer) {
+    return failed_with(Outcome::fail("negotiate:protocol",
+                                     fmt::format("wrote protocol {} for a peer that reads up to {}",
+                                                 written, peer)),
+                       m);
+  }
+  if (m.frames.size() != 1) {
+    return failed_with(Outcome::fail("negotiate:out-of-band",
+                                     fmt::format("{} buffer frames for a peer below protocol 5",
+                                                 m.frames.size() - 1)),
+                       m);
+  }
+  families::DeserializeOptions lo;
+  lo.max_protocol = peer;
+  Graph graph;
+  Node* back = families::deserialize(m, graph, lo);
+  Difference d;
+  if (!same_value(c.value, back, false, &d)) {
+    return failed_with(mismatch_outcome(d, "peer", c.value, back, "serialized", "loaded by peer"),
+                       m);
+  }
+  return Outcome::pass();
+}
+
+// ---- wire.distributed ---------------------------------------------------------------
+
+Applicability wire_applies(Subject& subject, PropertyEnv& env) {
+  Applicability a;
+  a.plan = domain_plan(CaseDomain::Wire, subject.capabilities());
+  a.plan.min_protocol = a.plan.max_protocol = 5;
+  a.plan.python_safe = true;
+  if (!is_reference(subject)) {
+    a.skip_reason = "checks the reference's messages against distributed (run on the reference)";
+    return a;
+  }
+  std::string why;
+  if (env.subject(kDistributed, &why) == nullptr) {
+    a.skip_reason = "needs the distributed subject: " + why;
+  }
+  return a;
+}
+
+Outcome wire_distributed(Subject&, const TestCase& c, PropertyEnv& env) {
+  Subject* dist = env.subject(kDistributed, nullptr);
+  if (dist == nullptr) return Outcome::discard("the distributed subject is not available");
+  EqualOptions numpy_view;
+  numpy_view.tensor_layout = false;  // distributed sends a tensor as its numpy view
+  numpy_view.immutable_sharing = false;
+  // The reference's message loads in distributed.
+  Message ours = families::serialize(c.value, {});
+  Outcome failed;
+  Graph g1;
+  Node* back = loads_step(*dist, ours, g1, 5, "distributed-loads", failed);
+  if (back == nullptr) return failed;
+  Difference d;
+  if (!same_value(c.value, back, true, &d, numpy_view)) {
+    return failed_with(mismatch_outcome(d, "distributed-loads", c.value, back,
+                                        "serialized by the reference", "loaded by distributed"),
+                       ours);
+  }
+  // distributed's message loads in the reference.
+  TestCase dc = c;
+  dc.out_of_band = true;
+  auto theirs = dumps_step(*dist, dc, "distributed-dumps", failed);
+  if (!theirs) {
+    // Not a wire question: distributed cannot send this value at all (a
+    // tensor whose grad requires grad); tensor.grad on distributed says so.
+    return Outcome::discard("distributed cannot serialize this value: " + failed.message);
+  }
+  // Compared with what distributed itself loads from it: where distributed
+  // changes a value (an array twice becomes two arrays), zerocopy.nested on
+  // distributed says so; the wire question is whether both sides read the
+  // same message the same way.
+  Graph g3;
+  Node* theirs_back = loads_step(*dist, *theirs, g3, 5, "distributed-loads-own", failed);
+  if (theirs_back == nullptr) return failed;
+  Graph g2;
+  Node* ours_back = nullptr;
+  try {
+    ours_back = families::deserialize(*theirs, g2);
+  } catch (const std::exception& e) {
+    return failed_with(exception_outcome(e, "reference-loads"), *theirs);
+  }
+  if (!same_value(theirs_back, ours_back, true, &d, numpy_view)) {
+    return failed_with(mismatch_outcome(d, "reference-loads", theirs_back, ours_back,
+                                        "loaded by distributed", "loaded by the reference"),
+                       *theirs);
+  }
+  return Outcome::pass();
+}
+
+Applicability everyone(Subject& subject, CaseDomain domain) {
+  Applicability a;
+  a.plan = domain_plan(domain, subject.capabilities());
+  return a;
+}
+
+}  // namespace
+
+void add_domain_properties(std::vector<GateProperty>& out) {
+  out.push_back({"tensor.grad",
+                 "a tensor's values, dtype, shape, strides, requires_grad and grad survive",
+                 [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Tensor); },
+                 tensor_grad});
+  out.push_back({"module.by-reference",
+                 "modules, ModuleType subclasses included, load as the very module registered "
+                 "under their name",
+                 [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Module); },
+                 module_by_reference});
+  out.push_back({"zerocopy.oob",
+                 "an array above the threshold becomes a frame of its own (on the reference: "
+                 "aliasing the array, and the loaded array aliases the frame)",
+                 [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::BigArray); },
+                 zero_copy});
+  out.push_back({"zerocopy.nested",
+                 "the same for arrays at any depth and position in lists, tuples and dicts",
+                 [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::NestedArrays); },
+                 zero_copy});
+  out.push_back({"zerocopy.device",
+                 "device buffers travel with no device-to-host or host-to-device copy",
+                 [](Subject& s, PropertyEnv&) { return device_applies(s); }, zero_copy_device});
+  out.push_back({"header.sub-header-intact",
+                 "a wrapping family nests the inner header under sub-header, unchanged",
+                 [](Subject& s, PropertyEnv&) { return subheader_applies(s); },
+                 subheader_intact});
+  out.push_back({"protocol.negotiated",
+                 "a peer's highest protocol makes the pickle family write at most that protocol, "
+                 "buffers in band, and record it",
+                 [](Subject& s, PropertyEnv&) { return negotiated_applies(s); }, negotiated});
+  out.push_back({"wire.distributed",
+                 "the reference's messages load in distributed, and distributed's in the "
+                 "reference, to equal values",
+                 wire_applies, wire_distributed});
+}
+
+}  // namespace serialcheck::props
