@@ -77,6 +77,31 @@ void fold_getattr_globals(Graph& graph) {
   }
 }
 
+// Protocol 0 writes a persistent id as the text str(pid) (PERSID), as
+// CPython does, so an int, bool or float pid reads back as that str. The
+// text is the encoder's own for the pid alone; a pid it refuses stays.
+void stringify_protocol0_pids(Graph& graph) {
+  const std::size_t count = graph.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    Node& n = graph.node(i);
+    if (n.kind != Kind::PersId || n.items.size() != 1 || n.items[0] == nullptr) continue;
+    const Kind k = n.items[0]->kind;
+    if (k != Kind::Int && k != Kind::Bool && k != Kind::Float) continue;
+    Graph scratch;
+    pickle::EncodeOptions eo;
+    eo.protocol = 0;
+    std::string bytes;
+    try {
+      bytes = pickle::encode(scratch.persid(n.items[0]), eo).bytes;
+    } catch (const pickle::PickleError&) {
+      continue;
+    }
+    // "P<text>\n." exactly.
+    if (bytes.size() < 3 || bytes[0] != 'P' || bytes.substr(bytes.size() - 2) != "\n.") continue;
+    n.items[0] = graph.str(bytes.substr(1, bytes.size() - 3));
+  }
+}
+
 void roundtrip_at(const Node* root, int protocol) {
   const std::string stage = "protocol " + std::to_string(protocol);
   pickle::EncodeOptions eo;
@@ -164,6 +189,7 @@ void check_roundtrip(Graph& graph) {
   fold_getattr_globals(graph);
   for (int protocol = 3; protocol >= 1; --protocol) roundtrip_at(graph.root, protocol);
   canonicalize_nans(graph);
+  stringify_protocol0_pids(graph);
   roundtrip_at(graph.root, 0);
 }
 
