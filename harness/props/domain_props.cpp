@@ -293,16 +293,20 @@ Outcome zero_copy(Subject& subject, const TestCase& c, PropertyEnv&) {
 
 // ---- zerocopy.device ----------------------------------------------------------------
 
-Applicability device_applies(Subject& subject) {
+// A property of the reference's families alone, at protocol 5; other
+// subjects skip it with `why_not`.
+Applicability reference_only(Subject& subject, CaseDomain domain, const char* why_not) {
   Applicability a;
-  a.plan = domain_plan(CaseDomain::DeviceBuffers, subject.capabilities());
+  a.plan = domain_plan(domain, subject.capabilities());
   a.plan.min_protocol = a.plan.max_protocol = 5;
-  if (!is_reference(subject)) {
-    a.skip_reason =
-        "device buffers live on the reference's simulated device; the subject has no device "
-        "to hold them";
-  }
+  if (!is_reference(subject)) a.skip_reason = why_not;
   return a;
+}
+
+Applicability device_applies(Subject& subject) {
+  return reference_only(subject, CaseDomain::DeviceBuffers,
+                        "device buffers live on the reference's simulated device; the subject "
+                        "has no device to hold them");
 }
 
 Outcome zero_copy_device(Subject&, const TestCase& c, PropertyEnv&) {
@@ -345,16 +349,10 @@ Outcome zero_copy_device(Subject&, const TestCase& c, PropertyEnv&) {
 
 // ---- header.sub-header-intact ----------------------------------------------------------
 
-// numpy's dtype.str for a torch dtype, when numpy has one.
+// numpy's dtype.str for a torch dtype, or nullptr when numpy has none.
 const char* numpy_dtype_of(const std::string& torch) {
-  static const std::vector<std::pair<std::string, const char*>> kMap = {
-      {"float16", "<f2"}, {"float32", "<f4"}, {"float64", "<f8"}, {"int8", "|i1"},
-      {"int16", "<i2"},   {"int32", "<i4"},   {"int64", "<i8"},   {"uint8", "|u1"},
-      {"bool", "|b1"}};
-  for (const auto& [t, n] : kMap) {
-    if (t == torch) return n;
-  }
-  return nullptr;
+  const types::TorchDtype* d = types::find_torch_dtype(torch);
+  return d != nullptr && !d->numpy.empty() ? d->numpy.data() : nullptr;
 }
 
 // Tensor.numpy(): the same memory, strides in bytes.
@@ -473,15 +471,11 @@ Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
 // ---- protocol.negotiated -------------------------------------------------------------
 
 Applicability negotiated_applies(Subject& subject) {
-  Applicability a;
-  a.plan = domain_plan(CaseDomain::NestedArrays, subject.capabilities());
-  a.plan.min_protocol = a.plan.max_protocol = 5;
+  Applicability a = reference_only(
+      subject, CaseDomain::NestedArrays,
+      "takes no peer protocol to negotiate down to (distributed's serialize() always writes its "
+      "own highest; the picklers write the protocol they are given)");
   a.plan.lower_loader = true;  // the peer's highest protocol, 0 to 4
-  if (!is_reference(subject)) {
-    a.skip_reason =
-        "takes no peer protocol to negotiate down to (distributed's serialize() always writes "
-        "its own highest; the picklers write the protocol they are given)";
-  }
   return a;
 }
 
@@ -529,14 +523,11 @@ Outcome negotiated(Subject&, const TestCase& c, PropertyEnv&) {
 // ---- wire.distributed ---------------------------------------------------------------
 
 Applicability wire_applies(Subject& subject, PropertyEnv& env) {
-  Applicability a;
-  a.plan = domain_plan(CaseDomain::Wire, subject.capabilities());
-  a.plan.min_protocol = a.plan.max_protocol = 5;
+  Applicability a =
+      reference_only(subject, CaseDomain::Wire,
+                     "checks the reference's messages against distributed (run on the reference)");
   a.plan.python_safe = true;
-  if (!is_reference(subject)) {
-    a.skip_reason = "checks the reference's messages against distributed (run on the reference)";
-    return a;
-  }
+  if (!a.skip_reason.empty()) return a;
   std::string why;
   if (env.subject(kDistributed, &why) == nullptr) {
     a.skip_reason = "needs the distributed subject: " + why;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "reference/frames/families_common.h"
+#include "reference/types/tensor.h"
 
 namespace serialcheck::families {
 
@@ -91,26 +92,14 @@ std::optional<DType> parse_dtype(std::string_view s) {
 }
 
 // torch dtype name <-> numpy dtype.str, for the dtypes Tensor.numpy() takes.
-struct TorchDType {
-  const char* torch;
-  const char* numpy;
-};
-constexpr TorchDType kTorchDTypes[] = {
-    {"float64", "<f8"}, {"float32", "<f4"},   {"float16", "<f2"},     {"int64", "<i8"},
-    {"int32", "<i4"},   {"int16", "<i2"},     {"int8", "|i1"},        {"uint8", "|u1"},
-    {"bool", "|b1"},    {"complex64", "<c8"}, {"complex128", "<c16"},
-};
-
 const char* torch_to_numpy(std::string_view torch) {
-  for (const auto& d : kTorchDTypes) {
-    if (torch == d.torch) return d.numpy;
-  }
-  return nullptr;
+  const types::TorchDtype* d = types::find_torch_dtype(torch);
+  return d != nullptr && !d->numpy.empty() ? d->numpy.data() : nullptr;
 }
 
 const char* numpy_to_torch(std::string_view numpy) {
-  for (const auto& d : kTorchDTypes) {
-    if (numpy == d.numpy) return d.torch;
+  for (const auto& d : types::torch_dtypes()) {
+    if (!d.numpy.empty() && numpy == d.numpy) return d.name.data();
   }
   return nullptr;
 }

@@ -22,18 +22,18 @@ namespace {
 __extension__ typedef __int128 Wide;
 
 constexpr std::array<TorchDtype, 12> kDtypes{{
-    {"float64", 8, "DoubleStorage", true},
-    {"float32", 4, "FloatStorage", true},
-    {"float16", 2, "HalfStorage", true},
-    {"bfloat16", 2, "BFloat16Storage", true},
-    {"complex128", 16, "ComplexDoubleStorage", true},
-    {"complex64", 8, "ComplexFloatStorage", true},
-    {"int64", 8, "LongStorage", false},
-    {"int32", 4, "IntStorage", false},
-    {"int16", 2, "ShortStorage", false},
-    {"int8", 1, "CharStorage", false},
-    {"uint8", 1, "ByteStorage", false},
-    {"bool", 1, "BoolStorage", false},
+    {"float64", 8, "DoubleStorage", true, "<f8"},
+    {"float32", 4, "FloatStorage", true, "<f4"},
+    {"float16", 2, "HalfStorage", true, "<f2"},
+    {"bfloat16", 2, "BFloat16Storage", true, ""},
+    {"complex128", 16, "ComplexDoubleStorage", true, "<c16"},
+    {"complex64", 8, "ComplexFloatStorage", true, "<c8"},
+    {"int64", 8, "LongStorage", false, "<i8"},
+    {"int32", 4, "IntStorage", false, "<i4"},
+    {"int16", 2, "ShortStorage", false, "<i2"},
+    {"int8", 1, "CharStorage", false, "|i1"},
+    {"uint8", 1, "ByteStorage", false, "|u1"},
+    {"bool", 1, "BoolStorage", false, "|b1"},
 }};
 
 // torch.serialization's MAGIC_NUMBER 0x1950a86a20f9469cfc6c and PROTOCOL_VERSION.

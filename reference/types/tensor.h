@@ -29,6 +29,9 @@ struct TorchDtype {
   std::size_t itemsize;           // bytes per element
   std::string_view storage_type;  // the legacy storage class torch.save names: "FloatStorage"
   bool differentiable;            // floating point or complex: may require grad
+  // numpy's dtype.str of Tensor.numpy() (little-endian), or empty where
+  // numpy has no such dtype (bfloat16).
+  std::string_view numpy;
 };
 
 // Every dtype a Tensor node may have: those torch 1.13 pickles with
