@@ -342,12 +342,8 @@ class Writer {
     push_value(o.callable);
   }
 
-  // {"ndarray":{"dtype":..,"shape":[..],"strides":[..],"offset":N,
-  // "writeable":B,"data":"hex"}[,"id":N]}: the whole payload, so the
-  // layout (strides, offset, bytes outside the view) survives too.
-  void write_ndarray(const Node* n, std::uint32_t id) {
-    static const ArrayParts kNone;
-    const ArrayParts& a = n->array ? *n->array : kNone;
+  // "dtype":..,"shape":[..],"strides":[..],"offset":N of an array or tensor.
+  void write_layout(const ArrayParts& a) {
     auto ints = [&](const std::vector<std::int64_t>& v) {
       out_.push_back('[');
       for (std::size_t i = 0; i < v.size(); ++i) {
@@ -356,13 +352,23 @@ class Writer {
       }
       out_.push_back(']');
     };
-    out_ += "{\"ndarray\":{\"dtype\":";
+    out_ += "\"dtype\":";
     append_json_string_any(a.dtype);
     out_ += ",\"shape\":";
     ints(a.shape);
     out_ += ",\"strides\":";
     ints(a.strides);
     out_ += ",\"offset\":" + std::to_string(a.offset);
+  }
+
+  // {"ndarray":{"dtype":..,"shape":[..],"strides":[..],"offset":N,
+  // "writeable":B,"data":"hex"}[,"id":N]}: the whole payload, so the
+  // layout (strides, offset, bytes outside the view) survives too.
+  void write_ndarray(const Node* n, std::uint32_t id) {
+    static const ArrayParts kNone;
+    const ArrayParts& a = n->array ? *n->array : kNone;
+    out_ += "{\"ndarray\":{";
+    write_layout(a);
     out_ += a.writeable ? ",\"writeable\":true" : ",\"writeable\":false";
     out_ += ",\"data\":\"";
     append_hex(out_, n->payload());
@@ -377,21 +383,8 @@ class Writer {
   void write_tensor(const Node* n, std::uint32_t id) {
     static const ArrayParts kNone;
     const ArrayParts& a = n->array ? *n->array : kNone;
-    auto ints = [&](const std::vector<std::int64_t>& v) {
-      out_.push_back('[');
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i > 0) out_.push_back(',');
-        out_ += std::to_string(v[i]);
-      }
-      out_.push_back(']');
-    };
-    out_ += "{\"tensor\":{\"dtype\":";
-    append_json_string_any(a.dtype);
-    out_ += ",\"shape\":";
-    ints(a.shape);
-    out_ += ",\"strides\":";
-    ints(a.strides);
-    out_ += ",\"offset\":" + std::to_string(a.offset);
+    out_ += "{\"tensor\":{";
+    write_layout(a);
     out_ += ",\"device\":";
     append_json_string_any(a.device);
     out_ += a.requires_grad ? ",\"requires_grad\":true" : ",\"requires_grad\":false";
