@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
+#include <unordered_set>
 
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
@@ -41,6 +42,42 @@ void canonicalize_nans(Graph& graph) {
   for (std::size_t i = 0; i < graph.size(); ++i) {
     Node& n = graph.node(i);
     if (n.kind == Kind::Float && std::isnan(n.f)) n.f = nan_from_text;
+  }
+}
+
+// The pickler never memoizes a persistent id: it asks persistent_id at every
+// reference and writes the pid each time, so a persistent-load result the
+// input shares (PERSID, PUT, then GET) comes back as one persistent id per
+// reference, all with the same pid object. The input's value is made so
+// before it is compared: every reference to a persistent id after the first
+// gets its own node.
+void unshare_persistent_ids(Graph& graph) {
+  std::unordered_set<const Node*> seen;
+  auto visit = [&](Node*& slot) {
+    if (slot == nullptr || slot->kind != Kind::PersId) return;
+    if (seen.insert(slot).second) return;
+    Node* fresh = graph.make(Kind::PersId);
+    fresh->items = slot->items;
+    seen.insert(fresh);
+    slot = fresh;
+  };
+  visit(graph.root);
+  const std::size_t count = graph.size();  // nodes made here need no visit
+  for (std::size_t i = 0; i < count; ++i) {
+    Node& n = graph.node(i);
+    for (Node*& c : n.items) visit(c);
+    if (n.obj) {
+      visit(n.obj->callable);
+      visit(n.obj->args);
+      visit(n.obj->state);
+      visit(n.obj->state_setter);
+      for (Node*& c : n.obj->listitems) visit(c);
+      for (auto& [k, v] : n.obj->dictitems) {
+        visit(k);
+        visit(v);
+      }
+    }
+    if (n.array) visit(n.array->grad);
   }
 }
 
@@ -182,6 +219,7 @@ DecodeOutcome decode_or_refuse(std::span<const std::uint8_t> data, Graph& graph)
 }
 
 void check_roundtrip(Graph& graph) {
+  unshare_persistent_ids(graph);
   roundtrip_at(graph.root, 5);
   roundtrip_at(graph.root, 4);
   // A getattr call in the input itself reads back as a dotted global below
