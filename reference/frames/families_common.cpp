@@ -226,4 +226,26 @@ std::string python_type_name(const Node& value) {
   return "object";
 }
 
+bool has_lone_surrogate(std::string_view utf8sp) {
+  for (std::size_t i = 0; i + 1 < utf8sp.size(); ++i) {
+    if (static_cast<unsigned char>(utf8sp[i]) == 0xED &&
+        (static_cast<unsigned char>(utf8sp[i + 1]) & 0xE0) == 0xA0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::uint64_t> big_as_u64(std::string_view twos_le) {
+  if (twos_le.empty() || (static_cast<unsigned char>(twos_le.back()) & 0x80) != 0) {
+    return std::nullopt;  // negative: below int64's range
+  }
+  std::size_t n = twos_le.size();
+  while (n > 0 && twos_le[n - 1] == 0) --n;
+  if (n > 8) return std::nullopt;
+  std::uint64_t v = 0;
+  for (std::size_t i = n; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(twos_le[i]);
+  return v;
+}
+
 }  // namespace serialcheck::families::detail

@@ -67,4 +67,12 @@ std::pair<std::string, std::string> load_pickled_class(const LoadContext& ctx, c
 // type(x).__name__ for a value, for error messages as distributed writes them.
 std::string python_type_name(const Node& value);
 
+// A str whose bytes (UTF-8, surrogatepass) hold a lone surrogate
+// (ED A0..BF xx): it has no msgpack form.
+bool has_lone_surrogate(std::string_view utf8sp);
+
+// A big int (two's-complement little-endian) in [2^63, 2^64) as uint64, the
+// part of msgpack's range beyond int64; nullopt outside it.
+std::optional<std::uint64_t> big_as_u64(std::string_view twos_le);
+
 }  // namespace serialcheck::families::detail

@@ -30,28 +30,6 @@ using detail::json;
 // Nesting msgpack-python packs by default (its recursion limit is 511).
 constexpr std::size_t kMaxDepth = 511;
 
-bool lone_surrogate(std::string_view utf8sp) {
-  for (std::size_t i = 0; i + 1 < utf8sp.size(); ++i) {
-    if (static_cast<unsigned char>(utf8sp[i]) == 0xED &&
-        (static_cast<unsigned char>(utf8sp[i + 1]) & 0xE0) == 0xA0) {
-      return true;
-    }
-  }
-  return false;
-}
-
-std::optional<std::uint64_t> big_as_u64(std::string_view twos_le) {
-  if (twos_le.empty() || (static_cast<unsigned char>(twos_le.back()) & 0x80) != 0) {
-    return std::nullopt;
-  }
-  std::size_t n = twos_le.size();
-  while (n > 0 && twos_le[n - 1] == 0) --n;
-  if (n > 8) return std::nullopt;
-  std::uint64_t v = 0;
-  for (std::size_t i = n; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(twos_le[i]);
-  return v;
-}
-
 class Writer {
  public:
   // False when the value has no exact msgpack form (nothing useful is left
@@ -68,7 +46,7 @@ class Writer {
           packer_.pack_int64(n->small);
           return true;
         }
-        if (auto u = big_as_u64(n->payload())) {
+        if (auto u = detail::big_as_u64(n->payload())) {
           packer_.pack_uint64(*u);
           return true;
         }
@@ -87,7 +65,7 @@ class Writer {
       }
       case Kind::Str: {
         auto s = n->payload();
-        if (lone_surrogate(s) || s.size() > std::numeric_limits<std::uint32_t>::max()) {
+        if (detail::has_lone_surrogate(s) || s.size() > std::numeric_limits<std::uint32_t>::max()) {
           return false;
         }
         packer_.pack_str(static_cast<std::uint32_t>(s.size()));
@@ -197,7 +175,7 @@ class Reader {
       case T::FLOAT64: return g.floating(o.via.f64);
       case T::STR: {
         std::string s(o.via.str.ptr, o.via.str.size);
-        if (!pickle::valid_utf8_surrogatepass(s) || lone_surrogate(s)) {
+        if (!pickle::valid_utf8_surrogatepass(s) || detail::has_lone_surrogate(s)) {
           fail("a msgpack str that is not valid UTF-8");
         }
         return g.str(std::move(s));

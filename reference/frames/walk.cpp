@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "reference/frames/families_common.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::families {
@@ -31,43 +32,19 @@ bool identity_free(const Node& n) {
          n.kind == Kind::Module;
 }
 
-// A str whose bytes hold a lone surrogate (ED A0..BF xx) cannot be msgpack.
-bool has_surrogate(std::string_view utf8sp) {
-  for (std::size_t i = 0; i + 1 < utf8sp.size(); ++i) {
-    if (static_cast<unsigned char>(utf8sp[i]) == 0xED &&
-        (static_cast<unsigned char>(utf8sp[i + 1]) & 0xE0) == 0xA0) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// A big int in [2^63, 2^64) as uint64; nullopt outside.
-std::optional<std::uint64_t> big_as_u64(std::string_view twos_le) {
-  if (twos_le.empty() || (static_cast<unsigned char>(twos_le.back()) & 0x80) != 0) {
-    return std::nullopt;  // negative: below int64's range
-  }
-  std::size_t n = twos_le.size();
-  while (n > 0 && twos_le[n - 1] == 0) --n;
-  if (n > 8) return std::nullopt;
-  std::uint64_t v = 0;
-  for (std::size_t i = n; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(twos_le[i]);
-  return v;
-}
-
 std::optional<json> key_json(const Node& key, std::size_t depth) {
   switch (key.kind) {
     case Kind::None: return json(nullptr);
     case Kind::Bool: return json(key.flag);
     case Kind::Int:
       if (!key.big) return json(key.small);
-      if (auto u = big_as_u64(key.payload())) return json(*u);
+      if (auto u = detail::big_as_u64(key.payload())) return json(*u);
       return std::nullopt;
     case Kind::Float:
       if (std::isnan(key.f)) return std::nullopt;
       return json(key.f);
     case Kind::Str:
-      if (has_surrogate(key.payload())) return std::nullopt;
+      if (detail::has_lone_surrogate(key.payload())) return std::nullopt;
       return json(std::string(key.payload()));
     case Kind::Bytes: {
       auto p = key.payload();
@@ -93,9 +70,9 @@ bool key_safe(const Node& key, std::size_t depth) {
     case Kind::None:
     case Kind::Bool:
     case Kind::Bytes: return true;
-    case Kind::Int: return !key.big || big_as_u64(key.payload()).has_value();
+    case Kind::Int: return !key.big || detail::big_as_u64(key.payload()).has_value();
     case Kind::Float: return !std::isnan(key.f);
-    case Kind::Str: return !has_surrogate(key.payload());
+    case Kind::Str: return !detail::has_lone_surrogate(key.payload());
     case Kind::Tuple:
       if (depth >= kMaxKeyDepth) return false;
       for (const Node* item : key.items) {
