@@ -1177,6 +1177,12 @@ class Encoder {
              " cannot be written at protocol 0");
     }
     if (!is_ascii(text)) fail("persistent IDs in protocol 0 must be ASCII strings");
+    // PERSID ends at the first newline. CPython's pickler writes such a pid
+    // anyway, and its own unpickler then fails on the rest of the line; the
+    // reference refuses to write a pickle nobody can read.
+    if (text.find('\n') != std::string::npos) {
+      fail("persistent IDs in protocol 0 must not contain a newline");
+    }
     put(op(Op::PERSID));
     write(text);
     put('\n');

@@ -1720,5 +1720,21 @@ TEST(Encoder, Protocol0PersistentIdNeedsAscii) {
   EXPECT_THROW(encode(g.persid(g.list()), options), PickleError);
 }
 
+TEST(Encoder, Protocol0PersistentIdWithANewlineIsRefused) {
+  // CPython writes b"P\n\n." for the pid "\n", which no unpickler reads back
+  // (found by fuzz_pickle_decoder: corpus/failing/fuzz).
+  Graph g;
+  EncodeOptions options;
+  options.protocol = 0;
+  try {
+    encode(g.persid(g.str("a\nb")), options);
+    ADD_FAILURE() << "a pid with a newline was written at protocol 0";
+  } catch (const PickleError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unpicklable) << e.what();
+  }
+  options.protocol = 1;  // BINPERSID saves the pid as an object: fine
+  EXPECT_NO_THROW(encode(g.persid(g.str("a\nb")), options));
+}
+
 }  // namespace
 }  // namespace serialcheck::pickle
