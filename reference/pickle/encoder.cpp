@@ -242,6 +242,106 @@ std::string_view last_component(std::string_view qualname) {
   return dot == std::string_view::npos ? qualname : qualname.substr(dot + 1);
 }
 
+// The memo of nodes by identity: an open-addressing table of pointers whose
+// storage outlives one encode. Clearing it bumps a generation instead of
+// touching the slots, so a dumps of a few dozen objects neither allocates
+// nor rehashes from empty (growing from empty was a quarter of the time of
+// pyperformance's DICT_GROUP dumps). Each thread keeps a small pool, and an
+// encode inside an encode (a tensor's storage stream) takes its own table.
+class NodeMemo {
+ public:
+  void clear() {
+    if (++generation_ == 0) {  // wrapped: no stale slot may look current
+      for (Slot& slot : slots_) slot.generation = 0;
+      generation_ = 1;
+    }
+    size_ = 0;
+  }
+
+  std::uint64_t find(const Node* key) const {
+    if (slots_.empty()) return kNoMemo;
+    for (std::size_t i = index(key);; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.generation != generation_) return kNoMemo;
+      if (slot.key == key) return slot.value;
+    }
+  }
+
+  // Keeps the first value of a key put twice.
+  void insert(const Node* key, std::uint64_t value) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    if (place(key, value)) ++size_;
+  }
+
+ private:
+  struct Slot {
+    const Node* key = nullptr;
+    std::uint64_t value = 0;
+    std::uint32_t generation = 0;
+  };
+
+  std::size_t index(const Node* key) const {
+    const auto bits = reinterpret_cast<std::uintptr_t>(key);
+    return static_cast<std::size_t>((bits >> 4) * 0x9E3779B97F4A7C15ull >> 20) & mask_;
+  }
+
+  bool place(const Node* key, std::uint64_t value) {
+    std::size_t i = index(key);
+    while (slots_[i].generation == generation_) {
+      if (slots_[i].key == key) return false;
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = Slot{key, value, generation_};
+    return true;
+  }
+
+  void grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    const std::uint32_t current = generation_;
+    generation_ = 1;
+    for (const Slot& slot : old) {
+      if (slot.generation == current) place(slot.key, slot.value);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+  std::uint32_t generation_ = 1;
+};
+
+// A NodeMemo from this thread's pool, given back (cleared) when done.
+class PooledMemo {
+ public:
+  PooledMemo() {
+    auto& pool = free_list();
+    if (pool.empty()) {
+      memo_ = std::make_unique<NodeMemo>();
+    } else {
+      memo_ = std::move(pool.back());
+      pool.pop_back();
+    }
+    memo_->clear();
+  }
+  ~PooledMemo() {
+    auto& pool = free_list();
+    if (pool.size() < 4) pool.push_back(std::move(memo_));
+  }
+  PooledMemo(const PooledMemo&) = delete;
+  PooledMemo& operator=(const PooledMemo&) = delete;
+  NodeMemo* operator->() { return memo_.get(); }
+
+ private:
+  static std::vector<std::unique_ptr<NodeMemo>>& free_list() {
+    thread_local std::vector<std::unique_ptr<NodeMemo>> pool;
+    return pool;
+  }
+  std::unique_ptr<NodeMemo> memo_;
+};
+
 class Encoder {
  public:
   Encoder(const EncodeOptions& options, EncodeResult& result)
@@ -249,17 +349,14 @@ class Encoder {
         out_(result.bytes),
         buffers_(result.buffers),
         proto_(options.protocol < 0 ? kHighestProtocol : options.protocol),
-        bin_(proto_ > 0),
-        lowering_(types::LowerOptions{proto_, static_cast<bool>(options.buffer_callback)}) {
-    char_memo_.fill(kNoMemo);
-    bytes_memo_.fill(kNoMemo);
-  }
+        bin_(proto_ > 0) {}
 
   // The nodes domain values were lowered to: an out-of-band buffer of an
   // array is one of them, so the result keeps them alive. A Graph moves
   // without moving its nodes.
   std::shared_ptr<const Graph> take_lowered() {
-    return std::make_shared<const Graph>(std::move(lowering_.scratch()));
+    if (!lowering_) return nullptr;
+    return std::make_shared<const Graph>(std::move(lowering_->scratch()));
   }
 
   void run(const Node* root) {
@@ -445,22 +542,46 @@ class Encoder {
 
   void memo_fresh() { memo_put_op(); }
 
+  // The singleton memo tables are cleared on first use: most pickles hold no
+  // one-character str, and clearing 4 KiB costs as much as a small dumps.
+  std::uint64_t& char_memo(int slot) {
+    if (!singletons_ready_) clear_singletons();
+    return char_memo_[static_cast<std::size_t>(slot)];
+  }
+  std::uint64_t& bytes_memo(int slot) {
+    if (!singletons_ready_) clear_singletons();
+    return bytes_memo_[static_cast<std::size_t>(slot)];
+  }
+  void clear_singletons() {
+    char_memo_.fill(kNoMemo);
+    bytes_memo_.fill(kNoMemo);
+    singletons_ready_ = true;
+  }
+
   std::uint64_t* singleton_slot(const Node* n) {
     if (n->kind == Kind::Str) {
       int s = latin1_singleton_slot(n->payload());
-      return s < 0 ? nullptr : &char_memo_[static_cast<std::size_t>(s)];
+      return s < 0 ? nullptr : &char_memo(s);
     }
     if (n->kind == Kind::Bytes) {
       int s = bytes_singleton_slot(n->payload());
-      return s < 0 ? nullptr : &bytes_memo_[static_cast<std::size_t>(s)];
+      return s < 0 ? nullptr : &bytes_memo(s);
     }
     return nullptr;
   }
 
+  // Made on the first domain node: most pickles have none.
+  types::Lowering& lowering() {
+    if (!lowering_) {
+      lowering_ = std::make_unique<types::Lowering>(
+          types::LowerOptions{proto_, static_cast<bool>(options_.buffer_callback)});
+    }
+    return *lowering_;
+  }
+
   std::uint64_t find_memo(const Node* n) {
     if (std::uint64_t* slot = singleton_slot(n)) return *slot;
-    auto it = node_memo_.find(n);
-    return it == node_memo_.end() ? kNoMemo : it->second;
+    return node_memo_->find(n);
   }
 
   void memo_put_node(const Node* n) {
@@ -468,7 +589,7 @@ class Encoder {
     if (std::uint64_t* slot = singleton_slot(n)) {
       *slot = idx;
     } else {
-      node_memo_.emplace(n, idx);
+      node_memo_->insert(n, idx);
     }
   }
 
@@ -671,7 +792,7 @@ class Encoder {
   void dispatch(const Node* n) {
     if (n == nullptr) fail("null node in the value");
     // A domain node is written as the reduce its Python type returns.
-    if (is_domain(n->kind)) n = lowering_.lower(n);
+    if (is_domain(n->kind)) n = lowering().lower(n);
     boundary();
     switch (n->kind) {
       case Kind::None: put(op(Op::NONE)); return;
@@ -879,7 +1000,7 @@ class Encoder {
     boundary();
     int slot = latin1_singleton_slot(utf8);
     if (slot >= 0) {
-      std::uint64_t& idx = char_memo_[static_cast<std::size_t>(slot)];
+      std::uint64_t& idx = char_memo(slot);
       if (idx != kNoMemo) {
         memo_get(idx);
         return;
@@ -1465,13 +1586,14 @@ class Encoder {
   std::size_t depth_ = 0;
   std::uint64_t memo_size_ = 0;
   std::vector<Task> stack_;
-  absl::flat_hash_map<const Node*, std::uint64_t> node_memo_;
+  PooledMemo node_memo_;
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::uint64_t> global_memo_;
   absl::flat_hash_map<std::string_view, std::uint64_t> interned_memo_;
   absl::flat_hash_map<std::string_view, std::uint64_t> c_module_memo_;
   std::array<std::uint64_t, 257> char_memo_;   // '' and one latin-1 character strs
   std::array<std::uint64_t, 257> bytes_memo_;  // b'' and one-byte bytes
-  types::Lowering lowering_;
+  std::unique_ptr<types::Lowering> lowering_;
+  bool singletons_ready_ = false;
 };
 
 }  // namespace
