@@ -3,13 +3,13 @@
 // A node's address is its identity. Pickle memoizes shared objects and
 // cycles, and CPython's output depends on which objects are the same object,
 // so the model keeps sharing exactly: two references to one Python object are
-// two pointers to one Node. Nodes never move once made (the arena is a deque),
+// two pointers to one Node. Nodes never move once made (the arena is chunked),
 // which is what makes pointers stable identities.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <new>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -155,8 +155,26 @@ class Graph {
   Graph() = default;
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
-  Graph(Graph&&) = default;
-  Graph& operator=(Graph&&) = default;
+  // Nodes never move: a moved Graph keeps them where they are.
+  Graph(Graph&& other) noexcept
+      : root(other.root), chunks_(std::move(other.chunks_)), size_(other.size_) {
+    other.chunks_.clear();
+    other.size_ = 0;
+    other.root = nullptr;
+  }
+  Graph& operator=(Graph&& other) noexcept {
+    if (this != &other) {
+      destroy();
+      root = other.root;
+      chunks_ = std::move(other.chunks_);
+      size_ = other.size_;
+      other.chunks_.clear();
+      other.size_ = 0;
+      other.root = nullptr;
+    }
+    return *this;
+  }
+  ~Graph() { destroy(); }
 
   Node* make(Kind kind);
 
@@ -186,15 +204,31 @@ class Graph {
   Node* module(std::string import_name, Node* subclass = nullptr);
   Node* device_buffer(std::shared_ptr<device::Buffer> buffer);
 
-  std::size_t size() const { return nodes_.size(); }
+  std::size_t size() const { return size_; }
   // The i-th node made (creation order).
-  Node& node(std::size_t i) { return nodes_[i]; }
-  const Node& node(std::size_t i) const { return nodes_[i]; }
+  Node& node(std::size_t i) { return chunks_[i / kChunkNodes]->at(i % kChunkNodes); }
+  const Node& node(std::size_t i) const { return chunks_[i / kChunkNodes]->at(i % kChunkNodes); }
 
   Node* root = nullptr;
 
  private:
-  std::deque<Node> nodes_;
+  // Nodes live in fixed chunks (one allocation per 32 nodes; a std::deque
+  // of nodes this size made one per 3), constructed in place as made.
+  static constexpr std::size_t kChunkNodes = 32;
+  struct Chunk {
+    alignas(Node) unsigned char storage[kChunkNodes * sizeof(Node)];
+    Node& at(std::size_t i) { return *std::launder(reinterpret_cast<Node*>(storage) + i); }
+    const Node& at(std::size_t i) const {
+      return *std::launder(reinterpret_cast<const Node*>(storage) + i);
+    }
+  };
+  void destroy() noexcept {
+    for (std::size_t i = 0; i < size_; ++i) node(i).~Node();
+    size_ = 0;
+  }
+
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace serialcheck
