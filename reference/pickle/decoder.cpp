@@ -251,9 +251,9 @@ class Decoder {
 
   // ---- stack ---------------------------------------------------------------
   std::size_t fence() const { return marks_.empty() ? 0 : marks_.back(); }
-  void push(Node* n) {
+  [[gnu::always_inline]] void push(Node* n) {
     stack_.push_back(n);
-    max_stack_ = std::max(max_stack_, stack_.size());
+    if (stack_.size() > max_stack_) max_stack_ = stack_.size();
   }
   Node* pop() {
     if (stack_.size() <= fence()) underflow();
@@ -267,15 +267,29 @@ class Decoder {
   }
   // The items above the topmost mark, removing them and the mark.
   std::vector<Node*> pop_mark() {
+    const std::size_t mark = take_mark();
+    std::vector<Node*> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
+    stack_.resize(mark);
+    moved_ += items.size();
+    return items;
+  }
+  // Removes the topmost mark and returns its stack position; the items above
+  // it stay on the stack for the caller to move (and then drop with
+  // stack_.resize(mark)), so no temporary vector is made.
+  std::size_t take_mark() {
     if (marks_.empty()) {
       fail(ErrorKind::MissingMark, fmt::format("{} needs a MARK and there is none", op_name()));
     }
     const std::size_t mark = marks_.back();
     marks_.pop_back();
-    std::vector<Node*> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
-    stack_.resize(mark);
-    moved_ += items.size();
-    return items;
+    moved_ += stack_.size() - mark;
+    return mark;
+  }
+  // The item just below stack position `pos` (the target of APPENDS and the
+  // like), which must lie above the new topmost mark.
+  Node* below(std::size_t pos) {
+    if (pos <= fence()) underflow();
+    return stack_[pos - 1];
   }
 
   // ---- values --------------------------------------------------------------
@@ -317,7 +331,7 @@ class Decoder {
            fmt::format("{} argument is not valid UTF-8: '{}'", op_name(), printable(utf8)));
     }
     charge_node(utf8.size());
-    return graph_.str(std::string(utf8));
+    return graph_.str_copy(utf8);
   }
   Node* py2_string(std::string_view bytes) {
     if (!is_ascii(bytes)) {
@@ -327,7 +341,7 @@ class Decoder {
                        op_name()));
     }
     charge_node(bytes.size());
-    return graph_.str(std::string(bytes));
+    return graph_.str_copy(bytes);
   }
   Node* tuple(std::vector<Node*> items) {
     charge_node(0, items.size());
@@ -368,6 +382,7 @@ class Decoder {
   }
   // A callable applied to arguments: only the observer hears of it.
   void on_call(const Node* callee) {
+    called_ = true;
     if (options_.observer != nullptr) {
       options_.observer->on_call({in_.op_start(), op_name_view(), callee});
     }
@@ -477,8 +492,8 @@ class Decoder {
   void op_proto();
   void op_frame();
   void op_build();
-  void op_append(Node* list, std::vector<Node*> items);
-  void op_setitems(Node* dict, std::vector<Node*> kv);
+  void op_append(Node* list, Node* const* first, std::size_t count);
+  void op_setitems(Node* dict, Node* const* first, std::size_t count);
   void op_pop();
   void op_memo_put(std::uint64_t key);
   void op_memo_get(std::uint64_t key);
@@ -504,6 +519,7 @@ class Decoder {
   const OpInfo* info_ = nullptr;
   int proto_ = 0;
   bool stopped_ = false;
+  bool called_ = false;  // a call opcode ran: there may be domain forms to raise
   Node* result_ = nullptr;
 
   std::vector<Node*> stack_;
@@ -581,28 +597,28 @@ void Decoder::op_build() {
   inst->obj->state = state;
 }
 
-void Decoder::op_append(Node* list, std::vector<Node*> items) {
-  charge(items.size() * sizeof(Node*));
+void Decoder::op_append(Node* list, Node* const* first, std::size_t count) {
+  charge(count * sizeof(Node*));
   if (list->kind == Kind::List) {
-    list->items.insert(list->items.end(), items.begin(), items.end());
+    list->items.insert(list->items.end(), first, first + count);
   } else if (list->kind == Kind::Object) {
     auto& li = list->obj->listitems;
-    li.insert(li.end(), items.begin(), items.end());
+    li.insert(li.end(), first, first + count);
   } else {
     fail(ErrorKind::BadValue, fmt::format("{} on a {}: only lists and objects take items",
                                           op_name(), kind_name(list->kind)));
   }
 }
 
-void Decoder::op_setitems(Node* dict, std::vector<Node*> kv) {
-  if (kv.size() % 2 != 0)
+void Decoder::op_setitems(Node* dict, Node* const* kv, std::size_t count) {
+  if (count % 2 != 0)
     fail(ErrorKind::BadValue, fmt::format("odd number of items for {}", op_name()));
-  charge(kv.size() * sizeof(Node*));
+  charge(count * sizeof(Node*));
   if (dict->kind == Kind::Dict) {
-    dict->items.insert(dict->items.end(), kv.begin(), kv.end());
+    dict->items.insert(dict->items.end(), kv, kv + count);
   } else if (dict->kind == Kind::Object) {
     auto& di = dict->obj->dictitems;
-    for (std::size_t i = 0; i < kv.size(); i += 2) di.emplace_back(kv[i], kv[i + 1]);
+    for (std::size_t i = 0; i < count; i += 2) di.emplace_back(kv[i], kv[i + 1]);
   } else {
     fail(ErrorKind::BadValue, fmt::format("{} on a {}: only dicts and objects take items",
                                           op_name(), kind_name(dict->kind)));
@@ -845,7 +861,7 @@ void Decoder::step(std::uint8_t code) {
                                                                                         : 8;
       const std::string_view data = read_counted(width);
       charge_node(data.size());
-      push(graph_.bytes(std::string(data)));
+      push(graph_.bytes_copy(data));
       break;
     }
     case Op::BYTEARRAY8: {
@@ -869,34 +885,39 @@ void Decoder::step(std::uint8_t code) {
     case Op::EMPTY_TUPLE: push(tuple({})); break;
     case Op::APPEND: {
       Node* value = pop();
-      op_append(top(), {value});
+      op_append(top(), &value, 1);
       break;
     }
     case Op::APPENDS: {
-      std::vector<Node*> items = pop_mark();
-      op_append(top(), std::move(items));
+      const std::size_t mark = take_mark();
+      op_append(below(mark), stack_.data() + mark, stack_.size() - mark);
+      stack_.resize(mark);
       break;
     }
     case Op::SETITEM: {
-      Node* value = pop();
-      Node* key = pop();
-      op_setitems(top(), {key, value});
+      Node* kv[2];
+      kv[1] = pop();
+      kv[0] = pop();
+      op_setitems(top(), kv, 2);
       break;
     }
     case Op::SETITEMS: {
-      std::vector<Node*> kv = pop_mark();
-      op_setitems(top(), std::move(kv));
+      const std::size_t mark = take_mark();
+      op_setitems(below(mark), stack_.data() + mark, stack_.size() - mark);
+      stack_.resize(mark);
       break;
     }
     case Op::ADDITEMS: {
-      std::vector<Node*> items = pop_mark();
-      Node* set = top();
+      const std::size_t mark = take_mark();
+      Node* set = below(mark);
       if (set->kind != Kind::Set) {
         fail(ErrorKind::BadValue,
              fmt::format("ADDITEMS on a {}: only sets take items", kind_name(set->kind)));
       }
-      charge(items.size() * sizeof(Node*));
-      set->items.insert(set->items.end(), items.begin(), items.end());
+      charge((stack_.size() - mark) * sizeof(Node*));
+      set->items.insert(set->items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(mark),
+                        stack_.end());
+      stack_.resize(mark);
       break;
     }
     case Op::BUILD: op_build(); break;
@@ -1067,7 +1088,8 @@ DecodeResult Decoder::run() {
   graph_.root = result_;
   nodes_at_stop_ = graph_.size() - nodes_before_;
   // Known reduce forms (numpy, torch, cloudpickle's subimport) become domain nodes.
-  types::raise_domain_forms(graph_);
+  // Every such form is a call, so a pickle without one has none.
+  if (called_) types::raise_domain_forms(graph_);
   return DecodeResult{result_, proto_, in_.pos(), stats()};
 }
 

@@ -120,16 +120,12 @@ constexpr std::array<const OpInfo*, 256> make_index() {
   return index;
 }
 
-constexpr std::array<const OpInfo*, 256> kIndex = make_index();
-
 }  // namespace
+
+constexpr std::array<const OpInfo*, 256> kOpcodeIndex = make_index();
 
 std::span<const OpInfo> opcode_table() {
   return kOpcodes;
-}
-
-const OpInfo* find_opcode(std::uint8_t byte) {
-  return kIndex[byte];
 }
 
 }  // namespace serialcheck::pickle

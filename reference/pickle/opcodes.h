@@ -3,6 +3,7 @@
 // disassembler all read this one table, as pickletools does.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -119,8 +120,13 @@ struct OpInfo {
 // Every opcode, in byte order.
 std::span<const OpInfo> opcode_table();
 
+// The row for each byte, or nullptr where no opcode has that byte.
+extern const std::array<const OpInfo*, 256> kOpcodeIndex;
+
 // The row for `byte`, or nullptr when no opcode has that byte.
-const OpInfo* find_opcode(std::uint8_t byte);
+inline const OpInfo* find_opcode(std::uint8_t byte) {
+  return kOpcodeIndex[byte];
+}
 
 constexpr int kHighestProtocol = 5;
 constexpr std::size_t kBatchSize = 1000;        // APPENDS/SETITEMS/ADDITEMS

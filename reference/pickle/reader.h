@@ -43,6 +43,17 @@ class OpReader {
   }
 
   const std::uint8_t* read(std::size_t n) {
+    // Fast path: inside the input, and inside the frame when in one.
+    if (n <= size_ - pos_ && (pos_ >= frame_end_ || n <= frame_end_ - pos_)) {
+      const std::uint8_t* p = data_ + pos_;
+      pos_ += n;
+      return p;
+    }
+    return read_checked(n);
+  }
+
+  // read() where the fast path's test failed: reports the overrun.
+  [[gnu::noinline]] const std::uint8_t* read_checked(std::size_t n) {
     if (in_frame() && n > frame_end_ - pos_) {
       fail(ErrorKind::BadValue,
            fmt::format("{} reads past the end of its frame (frame ends at {})", name_, frame_end_));

@@ -79,6 +79,34 @@ Node* Graph::str(std::string s) {
   return n;
 }
 
+Node* Graph::str_copy(std::string_view s) {
+  Node* n = make(Kind::Str);
+  n->set_graph_owned(arena_.copy(s));
+  return n;
+}
+
+Node* Graph::bytes_copy(std::string_view data) {
+  Node* n = make(Kind::Bytes);
+  n->set_graph_owned(arena_.copy(data));
+  return n;
+}
+
+std::string_view Graph::Arena::copy_slow(std::string_view bytes) {
+  char* p;
+  if (bytes.size() > kArenaBlock / 4) {
+    // A large payload gets a block of its own; the open block stays open.
+    blocks_.emplace_back(new char[bytes.size()]);
+    p = blocks_.back().get();
+  } else {
+    blocks_.emplace_back(new char[kArenaBlock]);
+    p = blocks_.back().get();
+    next_ = p + bytes.size();
+    end_ = p + kArenaBlock;
+  }
+  std::memcpy(p, bytes.data(), bytes.size());
+  return {p, bytes.size()};
+}
+
 Node* Graph::bytes(std::string data) {
   Node* n = make(Kind::Bytes);
   n->set_owned(std::move(data));

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <memory>
 #include <string>
@@ -129,6 +130,13 @@ struct Node {
     borrowed_ = true;
   }
   bool borrowed() const { return borrowed_; }
+  // Points at bytes the node's Graph owns (its payload arena, see
+  // Graph::copy_payload): owned by the value, not borrowed.
+  void set_graph_owned(std::string_view bytes) {
+    owned_.clear();
+    view_ = bytes;
+    borrowed_ = false;
+  }
 
   std::string name;  // Global: the qualified name. Module: the import name.
 
@@ -157,7 +165,10 @@ class Graph {
   Graph& operator=(const Graph&) = delete;
   // Nodes never move: a moved Graph keeps them where they are.
   Graph(Graph&& other) noexcept
-      : root(other.root), chunks_(std::move(other.chunks_)), size_(other.size_) {
+      : root(other.root),
+        chunks_(std::move(other.chunks_)),
+        size_(other.size_),
+        arena_(std::move(other.arena_)) {
     other.chunks_.clear();
     other.size_ = 0;
     other.root = nullptr;
@@ -168,6 +179,7 @@ class Graph {
       root = other.root;
       chunks_ = std::move(other.chunks_);
       size_ = other.size_;
+      arena_ = std::move(other.arena_);
       other.chunks_.clear();
       other.size_ = 0;
       other.root = nullptr;
@@ -187,6 +199,10 @@ class Graph {
   Node* floating(double v);
   Node* str(std::string utf8_surrogatepass);
   Node* bytes(std::string data);
+  // The same, with the bytes copied into the graph's payload arena (one
+  // bump allocation instead of a heap string per node; what the decoder uses).
+  Node* str_copy(std::string_view utf8_surrogatepass);
+  Node* bytes_copy(std::string_view data);
   Node* bytearray(std::string data);
   Node* list(std::vector<Node*> items = {});
   Node* tuple(std::vector<Node*> items = {});
@@ -205,6 +221,9 @@ class Graph {
   Node* device_buffer(std::shared_ptr<device::Buffer> buffer);
 
   std::size_t size() const { return size_; }
+  // Copies `bytes` into memory the graph owns and frees with its nodes; the
+  // copy never moves. For payloads set with Node::set_graph_owned.
+  std::string_view copy_payload(std::string_view bytes) { return arena_.copy(bytes); }
   // The i-th node made (creation order).
   Node& node(std::size_t i) { return chunks_[i / kChunkNodes]->at(i % kChunkNodes); }
   const Node& node(std::size_t i) const { return chunks_[i / kChunkNodes]->at(i % kChunkNodes); }
@@ -227,8 +246,30 @@ class Graph {
     size_ = 0;
   }
 
+  // Payload bytes: blocks of at least kArenaBlock bytes, filled in order; a
+  // payload larger than a block gets a block of its own.
+  class Arena {
+   public:
+    static constexpr std::size_t kArenaBlock = 4096;
+    std::string_view copy(std::string_view bytes) {
+      if (bytes.empty()) return {};
+      if (bytes.size() > static_cast<std::size_t>(end_ - next_)) return copy_slow(bytes);
+      char* p = next_;
+      std::memcpy(p, bytes.data(), bytes.size());
+      next_ += bytes.size();
+      return {p, bytes.size()};
+    }
+
+   private:
+    std::string_view copy_slow(std::string_view bytes);
+    std::vector<std::unique_ptr<char[]>> blocks_;
+    char* next_ = nullptr;
+    char* end_ = nullptr;
+  };
+
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::size_t size_ = 0;
+  Arena arena_;
 };
 
 }  // namespace serialcheck
