@@ -50,6 +50,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -171,11 +172,102 @@ class Memo {
   }
 
   std::size_t size() const { return count_; }
+  std::size_t capacity() const { return dense_.capacity(); }
+
+  // Empty again, keeping the dense part's memory.
+  void clear() {
+    dense_.clear();
+    sparse_.clear();
+    count_ = 0;
+  }
 
  private:
   std::vector<Node*> dense_;
   std::unordered_map<std::uint64_t, Node*> sparse_;
   std::size_t count_ = 0;
+};
+
+// The object stack: a vector of node pointers whose push is a store and an
+// increment (std::vector's push_back stayed an out-of-line call in the
+// opcode switch). Shrinks only by resize() below its size.
+class NodeStack {
+ public:
+  std::size_t size() const { return static_cast<std::size_t>(end_ - begin_); }
+  std::size_t capacity() const { return static_cast<std::size_t>(cap_ - begin_); }
+  bool empty() const { return end_ == begin_; }
+  Node** begin() { return begin_; }
+  Node** end() { return end_; }
+  Node** data() { return begin_; }
+  Node*& back() { return end_[-1]; }
+  Node*& operator[](std::size_t i) { return begin_[i]; }
+  void pop_back() { --end_; }
+  void resize(std::size_t n) { end_ = begin_ + n; }  // n <= size()
+  void clear() { end_ = begin_; }
+  [[gnu::always_inline]] void push_back(Node* n) {
+    if (end_ == cap_) [[unlikely]] {
+      reserve(std::max<std::size_t>(64, 2 * capacity()));
+    }
+    *end_++ = n;
+  }
+  [[gnu::noinline]] void reserve(std::size_t n) {
+    if (n <= capacity()) return;
+    const std::size_t used = size();
+    auto grown = std::make_unique<Node*[]>(n);
+    if (used != 0) std::memcpy(grown.get(), begin_, used * sizeof(Node*));
+    storage_ = std::move(grown);
+    begin_ = storage_.get();
+    end_ = begin_ + used;
+    cap_ = begin_ + n;
+  }
+
+ private:
+  std::unique_ptr<Node*[]> storage_;
+  Node** begin_ = nullptr;
+  Node** end_ = nullptr;
+  Node** cap_ = nullptr;
+};
+
+// The decoder's working memory (object stack, mark stack, memo), kept by the
+// thread between calls: a small pickle would otherwise spend much of its time
+// growing these from empty. Scratch grown past kKeepEntries is freed, not kept.
+struct Scratch {
+  NodeStack stack;
+  std::vector<std::size_t> marks;
+  Memo memo;
+};
+
+class PooledScratch {
+ public:
+  static constexpr std::size_t kKeepEntries = std::size_t{1} << 16;
+  PooledScratch() {
+    auto& pool = free_list();
+    if (pool.empty()) {
+      scratch_ = std::make_unique<Scratch>();
+    } else {
+      scratch_ = std::move(pool.back());
+      pool.pop_back();
+    }
+  }
+  ~PooledScratch() {
+    scratch_->stack.clear();
+    scratch_->marks.clear();
+    scratch_->memo.clear();
+    auto& pool = free_list();
+    if (pool.size() < 4 && scratch_->stack.capacity() <= kKeepEntries &&
+        scratch_->marks.capacity() <= kKeepEntries && scratch_->memo.capacity() <= kKeepEntries) {
+      pool.push_back(std::move(scratch_));
+    }
+  }
+  PooledScratch(const PooledScratch&) = delete;
+  PooledScratch& operator=(const PooledScratch&) = delete;
+  Scratch& operator*() { return *scratch_; }
+
+ private:
+  static std::vector<std::unique_ptr<Scratch>>& free_list() {
+    thread_local std::vector<std::unique_ptr<Scratch>> pool;
+    return pool;
+  }
+  std::unique_ptr<Scratch> scratch_;
 };
 
 class Decoder {
@@ -309,12 +401,15 @@ class Decoder {
     return slot;
   }
   Node* small_int(std::uint8_t v) {
-    Node*& slot = small_ints_[v];
-    if (slot == nullptr) {
+    // small_ints_[v] is valid once its bit is set: the 2 KiB table is not
+    // cleared for every decode.
+    const std::uint64_t bit = std::uint64_t{1} << (v % 64);
+    if ((small_ints_made_[v / 64] & bit) == 0) {
       charge_node();
-      slot = graph_.integer(v);
+      small_ints_[v] = graph_.integer(v);
+      small_ints_made_[v / 64] |= bit;
     }
-    return slot;
+    return small_ints_[v];
   }
   Node* integer(std::int64_t v) {
     charge_node();
@@ -522,9 +617,10 @@ class Decoder {
   bool called_ = false;  // a call opcode ran: there may be domain forms to raise
   Node* result_ = nullptr;
 
-  std::vector<Node*> stack_;
-  std::vector<std::size_t> marks_;
-  Memo memo_;
+  PooledScratch scratch_;
+  NodeStack& stack_ = (*scratch_).stack;
+  std::vector<std::size_t>& marks_ = (*scratch_).marks;
+  Memo& memo_ = (*scratch_).memo;
   std::size_t next_buffer_ = 0;
   Node* last_reduce_ = nullptr;  // the REDUCE result, while the next opcode runs
 
@@ -532,7 +628,8 @@ class Decoder {
   Node* none_ = nullptr;
   Node* true_ = nullptr;
   Node* false_ = nullptr;
-  std::array<Node*, 256> small_ints_{};
+  std::array<Node*, 256> small_ints_;  // uninitialized: see small_int()
+  std::array<std::uint64_t, 4> small_ints_made_{};
 };
 
 Node* Decoder::decimal_int(std::string_view text) {

@@ -30,14 +30,8 @@ std::string_view kind_name(Kind kind) {
   return "?";
 }
 
-Node* Graph::make(Kind kind) {
-  const std::size_t slot = size_ % kChunkNodes;
-  if (slot == 0 && size_ / kChunkNodes == chunks_.size()) {
-    chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));  // storage left uninitialized
-  }
-  Node* n = new (chunks_[size_ / kChunkNodes]->storage + slot * sizeof(Node)) Node(kind);
-  ++size_;
-  return n;
+void Graph::add_chunk() {
+  chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));  // storage left uninitialized
 }
 
 Node* Graph::none() { return make(Kind::None); }

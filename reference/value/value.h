@@ -188,7 +188,15 @@ class Graph {
   }
   ~Graph() { destroy(); }
 
-  Node* make(Kind kind);
+  Node* make(Kind kind) {
+    const std::size_t slot = size_ % kChunkNodes;
+    if (slot == 0 && size_ / kChunkNodes == chunks_.size()) [[unlikely]] {
+      add_chunk();
+    }
+    Node* n = new (chunks_[size_ / kChunkNodes]->storage + slot * sizeof(Node)) Node(kind);
+    ++size_;
+    return n;
+  }
 
   Node* none();
   Node* boolean(bool v);
@@ -241,6 +249,7 @@ class Graph {
       return *std::launder(reinterpret_cast<const Node*>(storage) + i);
     }
   };
+  void add_chunk();
   void destroy() noexcept {
     for (std::size_t i = 0; i < size_; ++i) node(i).~Node();
     size_ = 0;
