@@ -61,6 +61,7 @@
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
 #include "reference/pickle/policy.h"
+#include "reference/pickle/pod_stack.h"
 #include "reference/pickle/reader.h"
 #include "reference/pickle/text.h"
 #include "reference/types/builtin_reduce.h"
@@ -187,51 +188,11 @@ class Memo {
   std::size_t count_ = 0;
 };
 
-// The object stack: a vector of node pointers whose push is a store and an
-// increment (std::vector's push_back stayed an out-of-line call in the
-// opcode switch). Shrinks only by resize() below its size.
-class NodeStack {
- public:
-  std::size_t size() const { return static_cast<std::size_t>(end_ - begin_); }
-  std::size_t capacity() const { return static_cast<std::size_t>(cap_ - begin_); }
-  bool empty() const { return end_ == begin_; }
-  Node** begin() { return begin_; }
-  Node** end() { return end_; }
-  Node** data() { return begin_; }
-  Node*& back() { return end_[-1]; }
-  Node*& operator[](std::size_t i) { return begin_[i]; }
-  void pop_back() { --end_; }
-  void resize(std::size_t n) { end_ = begin_ + n; }  // n <= size()
-  void clear() { end_ = begin_; }
-  [[gnu::always_inline]] void push_back(Node* n) {
-    if (end_ == cap_) [[unlikely]] {
-      reserve(std::max<std::size_t>(64, 2 * capacity()));
-    }
-    *end_++ = n;
-  }
-  [[gnu::noinline]] void reserve(std::size_t n) {
-    if (n <= capacity()) return;
-    const std::size_t used = size();
-    auto grown = std::make_unique<Node*[]>(n);
-    if (used != 0) std::memcpy(grown.get(), begin_, used * sizeof(Node*));
-    storage_ = std::move(grown);
-    begin_ = storage_.get();
-    end_ = begin_ + used;
-    cap_ = begin_ + n;
-  }
-
- private:
-  std::unique_ptr<Node*[]> storage_;
-  Node** begin_ = nullptr;
-  Node** end_ = nullptr;
-  Node** cap_ = nullptr;
-};
-
 // The decoder's working memory (object stack, mark stack, memo), kept by the
 // thread between calls: a small pickle would otherwise spend much of its time
 // growing these from empty. Scratch grown past kKeepEntries is freed, not kept.
 struct Scratch {
-  NodeStack stack;
+  PodStack<Node*> stack;
   std::vector<std::size_t> marks;
   Memo memo;
 };
@@ -618,7 +579,7 @@ class Decoder {
   Node* result_ = nullptr;
 
   PooledScratch scratch_;
-  NodeStack& stack_ = (*scratch_).stack;
+  PodStack<Node*>& stack_ = (*scratch_).stack;
   std::vector<std::size_t>& marks_ = (*scratch_).marks;
   Memo& memo_ = (*scratch_).memo;
   std::size_t next_buffer_ = 0;

@@ -39,6 +39,7 @@
 #include "reference/pickle/compat.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
+#include "reference/pickle/pod_stack.h"
 #include "reference/pickle/text.h"
 #include "reference/types/domain.h"
 #include "reference/value/numeric.h"
@@ -313,33 +314,53 @@ class NodeMemo {
   std::uint32_t generation_ = 1;
 };
 
-// A NodeMemo from this thread's pool, given back (cleared) when done.
-class PooledMemo {
+// The encoder's working memory, kept by the thread between calls: the memo,
+// the task stack and the output buffer. A small dumps would otherwise spend
+// much of its time allocating them. Each thread keeps a small pool, and an
+// encode inside an encode (a tensor's storage stream) takes its own.
+struct Scratch {
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  NodeMemo memo;
+  PodStack<Task> tasks;
+  std::unique_ptr<char, Free> buf;
+  std::size_t cap = 0;
+};
+
+class PooledScratch {
  public:
-  PooledMemo() {
+  // An output buffer larger than this is freed, not kept.
+  static constexpr std::size_t kKeepBytes = std::size_t{1} << 20;
+  PooledScratch() {
     auto& pool = free_list();
     if (pool.empty()) {
-      memo_ = std::make_unique<NodeMemo>();
+      scratch_ = std::make_unique<Scratch>();
     } else {
-      memo_ = std::move(pool.back());
+      scratch_ = std::move(pool.back());
       pool.pop_back();
     }
-    memo_->clear();
+    scratch_->memo.clear();
+    scratch_->tasks.clear();
   }
-  ~PooledMemo() {
+  ~PooledScratch() {
+    if (scratch_->cap > kKeepBytes) {
+      scratch_->buf.reset();
+      scratch_->cap = 0;
+    }
     auto& pool = free_list();
-    if (pool.size() < 4) pool.push_back(std::move(memo_));
+    if (pool.size() < 4) pool.push_back(std::move(scratch_));
   }
-  PooledMemo(const PooledMemo&) = delete;
-  PooledMemo& operator=(const PooledMemo&) = delete;
-  NodeMemo* operator->() { return memo_.get(); }
+  PooledScratch(const PooledScratch&) = delete;
+  PooledScratch& operator=(const PooledScratch&) = delete;
+  Scratch& operator*() { return *scratch_; }
 
  private:
-  static std::vector<std::unique_ptr<NodeMemo>>& free_list() {
-    thread_local std::vector<std::unique_ptr<NodeMemo>> pool;
+  static std::vector<std::unique_ptr<Scratch>>& free_list() {
+    thread_local std::vector<std::unique_ptr<Scratch>> pool;
     return pool;
   }
-  std::unique_ptr<NodeMemo> memo_;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 class Encoder {
@@ -363,14 +384,13 @@ class Encoder {
     if (proto_ > kHighestProtocol) {
       fail("pickle protocol must be <= " + std::to_string(kHighestProtocol));
     }
-    grow(initial_capacity(root));
+    reserve(initial_capacity(root));
     buffers_.clear();
     if (proto_ >= 2) {
       char header[2] = {op(Op::PROTO), static_cast<char>(proto_)};
       write(std::string_view(header, 2));
       framing_ = proto_ >= 4;
     }
-    stack_.reserve(64);
     dispatch(root);
     while (!stack_.empty()) {
       Task t = stack_.back();
@@ -380,20 +400,28 @@ class Encoder {
     put(op(Op::STOP));
     commit_frame();
     framing_ = false;
+    // The result: the buffer, with the large payloads set aside by
+    // write_payload() copied in at their places (their only copy).
     out_.clear();
-    out_.reserve(len_);
-    out_.append(buf_.get(), len_);
+    out_.reserve(len_ + deferred_bytes_);
+    std::size_t from = 0;
+    for (const Deferred& d : deferred_) {
+      out_.append(buf_.get() + from, d.at - from);
+      out_.append(d.data);
+      from = d.at;
+    }
+    out_.append(buf_.get() + from, len_ - from);
   }
 
  private:
   // ---- errors -------------------------------------------------------------
   [[noreturn, gnu::noinline, gnu::cold]] void fail(std::string message) {
-    throw PickleError(ErrorKind::Unpicklable, len_, std::move(message));
+    throw PickleError(ErrorKind::Unpicklable, len_ + deferred_bytes_, std::move(message));
   }
 
   void enter() {
     if (++depth_ > options_.max_depth) {
-      throw PickleError(ErrorKind::LimitExceeded, len_,
+      throw PickleError(ErrorKind::LimitExceeded, len_ + deferred_bytes_,
                         "nesting deeper than max_depth " + std::to_string(options_.max_depth));
     }
   }
@@ -408,7 +436,10 @@ class Encoder {
         case Kind::Str:
         case Kind::Bytes:
         case Kind::ByteArray:
-        case Kind::PickleBuffer: return root->payload().size() + 64;
+        case Kind::PickleBuffer:
+          // A large payload is not copied into the buffer (write_payload).
+          if (root->payload().size() < kFrameSizeTarget) return root->payload().size() + 64;
+          break;
         default: break;
       }
     }
@@ -489,13 +520,21 @@ class Encoder {
   }
 
   // _Pickler_write_bytes: a payload of 64 KiB or more goes outside any frame.
-  void write_payload(std::string_view header, std::string_view data) {
+  // A `stable` payload (a node's, which lives until run() returns) is then
+  // not copied into the buffer: run() copies it once, straight into the
+  // result. Others (text made on the fly) are copied now.
+  void write_payload(std::string_view header, std::string_view data, bool stable) {
     if (data.size() >= kFrameSizeTarget) {
       commit_frame();
       bool framing = framing_;
       framing_ = false;
       write(header);
-      write(data);
+      if (stable) {
+        deferred_.push_back(Deferred{len_, data});
+        deferred_bytes_ += data.size();
+      } else {
+        write(data);
+      }
       framing_ = framing;
     } else {
       write(header);
@@ -594,7 +633,7 @@ class Encoder {
   }
 
   // ---- tasks ------------------------------------------------------------------
-  void push(const Node* n, std::size_t index, Step step, char opcode = 0) {
+  [[gnu::always_inline]] void push(const Node* n, std::size_t index, Step step, char opcode = 0) {
     stack_.push_back(Task{n, index, step, opcode});
   }
   void push_op(Op o) { push(nullptr, 0, Step::kWriteOp, op(o)); }
@@ -797,7 +836,14 @@ class Encoder {
     switch (n->kind) {
       case Kind::None: put(op(Op::NONE)); return;
       case Kind::Bool: save_bool(n->flag); return;
-      case Kind::Int: save_int(n); return;
+      case Kind::Int:
+        if (bin_ && !n->big && static_cast<std::uint64_t>(n->small) < 256) {
+          char b[2] = {op(Op::BININT1), static_cast<char>(n->small)};  // the common case
+          write(std::string_view(b, 2));
+        } else {
+          save_int(n);
+        }
+        return;
       case Kind::Float: save_float(n->f); return;
       case Kind::PersId: save_pers(n); return;
       case Kind::Global: emit_global(n->payload(), n->name); return;
@@ -809,7 +855,7 @@ class Encoder {
     }
     switch (n->kind) {
       case Kind::Str:
-        save_str_data(n->payload());
+        save_str_data(n->payload(), true);
         memo_put_node(n);
         return;
       case Kind::Bytes: save_bytes(n); return;
@@ -914,7 +960,7 @@ class Encoder {
 
   // save_unicode without the memo: UTF-8 (surrogatepass) in binary protocols,
   // raw-unicode-escape text at protocol 0.
-  void save_str_data(std::string_view utf8) {
+  void save_str_data(std::string_view utf8, bool stable = false) {
     if (!bin_) {
       put(op(Op::UNICODE));
       write(raw_unicode_escape_encode(utf8));
@@ -939,11 +985,11 @@ class Encoder {
     } else {
       fail("serializing a string larger than 4 GiB requires pickle protocol 4 or higher");
     }
-    write_payload(std::string_view(h, len), utf8);
+    write_payload(std::string_view(h, len), utf8, stable);
   }
 
   // _save_bytes_data without the memo (protocol >= 3, and in-band buffers).
-  void save_bytes_data(std::string_view data) {
+  void save_bytes_data(std::string_view data, bool stable = false) {
     std::size_t size = data.size();
     char h[9];
     std::size_t len;
@@ -962,14 +1008,14 @@ class Encoder {
     } else {
       fail("serializing a bytes object larger than 4 GiB requires pickle protocol 4 or higher");
     }
-    write_payload(std::string_view(h, len), data);
+    write_payload(std::string_view(h, len), data, stable);
   }
 
-  void save_bytearray_data(std::string_view data) {
+  void save_bytearray_data(std::string_view data, bool stable = false) {
     char h[9];
     h[0] = op(Op::BYTEARRAY8);
     for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((data.size() >> (8 * i)) & 0xff);
-    write_payload(std::string_view(h, 9), data);
+    write_payload(std::string_view(h, 9), data, stable);
   }
 
   // save(()) body: EMPTY_TUPLE, or MARK TUPLE at protocol 0. Never memoized.
@@ -1063,7 +1109,7 @@ class Encoder {
 
   void save_bytes(const Node* n) {
     if (proto_ >= 3) {
-      save_bytes_data(n->payload());
+      save_bytes_data(n->payload(), true);
       memo_put_node(n);
     } else {
       save_bytes_reduce(n->payload(), n);
@@ -1075,7 +1121,7 @@ class Encoder {
   void save_bytearray(const Node* n) {
     std::string_view data = n->payload();
     if (proto_ >= 5) {
-      save_bytearray_data(data);
+      save_bytearray_data(data, true);
       memo_put_node(n);
       return;
     }
@@ -1087,7 +1133,7 @@ class Encoder {
       if (proto_ < 2) put(op(Op::MARK));
       boundary();
       if (proto_ >= 3) {
-        save_bytes_data(data);
+        save_bytes_data(data, true);
         memo_fresh();
       } else {
         save_bytes_reduce(data, nullptr);
@@ -1103,9 +1149,9 @@ class Encoder {
     bool in_band = !options_.buffer_callback || options_.buffer_callback(*n);
     if (in_band) {
       if (n->flag) {
-        save_bytes_data(n->payload());
+        save_bytes_data(n->payload(), true);
       } else {
-        save_bytearray_data(n->payload());
+        save_bytearray_data(n->payload(), true);
       }
       memo_put_node(n);
       return;
@@ -1572,12 +1618,17 @@ class Encoder {
 
   const EncodeOptions& options_;
   std::string& out_;
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> buf_;
-  std::size_t cap_ = 0;
+  PooledScratch scratch_;
+  std::unique_ptr<char, Scratch::Free>& buf_ = (*scratch_).buf;
+  std::size_t& cap_ = (*scratch_).cap;
   std::size_t len_ = 0;
+  // Payloads written by reference: `data` belongs at buffer offset `at`.
+  struct Deferred {
+    std::size_t at;
+    std::string_view data;
+  };
+  std::vector<Deferred> deferred_;
+  std::size_t deferred_bytes_ = 0;
   std::vector<const Node*>& buffers_;
   const int proto_;
   const bool bin_;
@@ -1585,8 +1636,8 @@ class Encoder {
   std::size_t frame_start_ = kNoFrame;
   std::size_t depth_ = 0;
   std::uint64_t memo_size_ = 0;
-  std::vector<Task> stack_;
-  PooledMemo node_memo_;
+  PodStack<Task>& stack_ = (*scratch_).tasks;
+  NodeMemo* node_memo_ = &(*scratch_).memo;
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::uint64_t> global_memo_;
   absl::flat_hash_map<std::string_view, std::uint64_t> interned_memo_;
   absl::flat_hash_map<std::string_view, std::uint64_t> c_module_memo_;

@@ -260,6 +260,26 @@ class Graph {
   class Arena {
    public:
     static constexpr std::size_t kArenaBlock = 4096;
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    // The blocks move with their bytes; the source is left empty, with no
+    // open block, so copying into it again starts a block of its own.
+    Arena(Arena&& other) noexcept
+        : blocks_(std::move(other.blocks_)),
+          next_(std::exchange(other.next_, nullptr)),
+          end_(std::exchange(other.end_, nullptr)) {
+      other.blocks_.clear();
+    }
+    Arena& operator=(Arena&& other) noexcept {
+      if (this != &other) {
+        blocks_ = std::move(other.blocks_);
+        next_ = std::exchange(other.next_, nullptr);
+        end_ = std::exchange(other.end_, nullptr);
+        other.blocks_.clear();
+      }
+      return *this;
+    }
     std::string_view copy(std::string_view bytes) {
       if (bytes.empty()) return {};
       if (bytes.size() > static_cast<std::size_t>(end_ - next_)) return copy_slow(bytes);

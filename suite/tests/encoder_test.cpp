@@ -410,6 +410,18 @@ const std::map<std::string, Builder>& builders() {
       return b.L({b.b(std::string(65000, 'q')), b.s(std::string(1000, 'r')),
                   b.b(std::string(65536, 's')), b.L(std::vector<Node*>(20000, t)), b.s("u")});
     };
+    // Payloads of 64 KiB or more are copied into the result once, from the
+    // node. Below protocol 3 the bytes travel as latin-1 text made on the
+    // fly (half of it non-ASCII, so the text is longer than the bytes):
+    // that text is not a node's and must be copied before it goes away (the
+    // bytearray's text, made next, would take its freed memory).
+    c["bytes_71680_latin1"] = [](B& b) {
+      std::string d;
+      for (int k = 0; k < 280; ++k) {
+        for (int i = 0; i < 256; ++i) d += static_cast<char>(i);
+      }
+      return b.L({b.i(1), b.b(d), b.ba(std::string(d.rbegin(), d.rend())), b.s("x")});
+    };
     c["long_binget"] = [](B& b) {
       std::vector<Node*> v;
       for (int k = 0; k < 300; ++k) v.push_back(b.s("s" + std::to_string(k)));
@@ -1251,6 +1263,12 @@ constexpr Golden kGolden[] = {
     {"multi_frame_big_mix", 3, 171622, 0x37802ee49ae24f40ULL, nullptr},
     {"multi_frame_big_mix", 4, 171627, 0x8ae21645ec134f43ULL, nullptr},
     {"multi_frame_big_mix", 5, 171627, 0xa81eb50af0e5bfd6ULL, nullptr},
+    {"bytes_71680_latin1", 0, 157481, 0x021387eb27918a1dULL, nullptr},
+    {"bytes_71680_latin1", 1, 215151, 0x194d8ed9d499e9d0ULL, nullptr},
+    {"bytes_71680_latin1", 2, 215150, 0x65333672d545820dULL, nullptr},
+    {"bytes_71680_latin1", 3, 143420, 0x05fb08b96a8475dcULL, nullptr},
+    {"bytes_71680_latin1", 4, 143441, 0x0c04b9ee86125413ULL, nullptr},
+    {"bytes_71680_latin1", 5, 143407, 0x94c623a1f3986851ULL, nullptr},
     {"long_binget", 0, 5080, 0x15b06f8dc49c7f1dULL, nullptr},
     {"long_binget", 1, 4066, 0xaffde02f9bb918f9ULL, nullptr},
     {"long_binget", 2, 4068, 0x032c70d575e8b577ULL, nullptr},
