@@ -147,6 +147,14 @@ class Memo {
 
   // Stores `node` at `key`; returns the bytes newly allocated for it.
   std::size_t put(std::uint64_t key, Node* node) {
+    // The common case: the next key in order (MEMOIZE, or a pickler's
+    // BINPUT), nothing in the sparse part.
+    if (key == dense_.size() && sparse_.empty() && key < 2 * count_ + 4096) {
+      const std::size_t before = dense_.capacity();
+      dense_.push_back(node);
+      ++count_;
+      return (dense_.capacity() - before) * sizeof(Node*);
+    }
     std::size_t cost = 0;
     if (key >= dense_.size() && key < 2 * count_ + 4096) {
       const std::size_t before = dense_.capacity();

@@ -268,6 +268,21 @@ class NodeMemo {
     }
   }
 
+  // The value slot of `key`, added (holding kNoMemo) when the key is new:
+  // one probe for a lookup followed by an insert. The slot stays valid
+  // until the next insert.
+  std::uint64_t* find_or_add(const Node* key) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = index(key);
+    while (slots_[i].generation == generation_) {
+      if (slots_[i].key == key) return &slots_[i].value;
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = Slot{key, kNoMemo, generation_};
+    ++size_;
+    return &slots_[i].value;
+  }
+
   // Keeps the first value of a key put twice.
   void insert(const Node* key, std::uint64_t value) {
     if (2 * (size_ + 1) > slots_.size()) grow();
@@ -537,8 +552,13 @@ class Encoder {
       }
       framing_ = framing;
     } else {
-      write(header);
-      write(data);
+      // One reservation for both; a short header is stored byte by byte.
+      open_frame_if_needed();
+      reserve(header.size() + data.size());
+      char* dst = buf_.get() + len_;
+      for (char c : header) *dst++ = c;
+      if (!data.empty()) std::memcpy(dst, data.data(), data.size());
+      len_ += header.size() + data.size();
     }
   }
 
@@ -849,21 +869,35 @@ class Encoder {
       case Kind::Global: emit_global(n->payload(), n->name); return;
       default: break;
     }
+    switch (n->kind) {
+      case Kind::Str: save_str(n); return;
+      case Kind::List:
+      case Kind::Dict: {
+        // Looked up and added in one probe; memoized right after the opcode
+        // that makes the empty container, before any other memo entry.
+        std::uint64_t* slot = node_memo_->find_or_add(n);
+        if (*slot != kNoMemo) {
+          memo_get(*slot);
+          return;
+        }
+        if (n->kind == Kind::List) {
+          save_list(n, slot);
+        } else {
+          save_dict(n, slot);
+        }
+        return;
+      }
+      default: break;
+    }
     if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
       memo_get(idx);
       return;
     }
     switch (n->kind) {
-      case Kind::Str:
-        save_str_data(n->payload(), true);
-        memo_put_node(n);
-        return;
       case Kind::Bytes: save_bytes(n); return;
       case Kind::ByteArray: save_bytearray(n); return;
       case Kind::PickleBuffer: save_picklebuffer(n); return;
-      case Kind::List: save_list(n); return;
       case Kind::Tuple: save_tuple(n); return;
-      case Kind::Dict: save_dict(n); return;
       case Kind::Set: save_set(n); return;
       case Kind::FrozenSet: save_frozenset(n); return;
       case Kind::Object: save_object(n); return;
@@ -1161,14 +1195,33 @@ class Encoder {
     buffers_.push_back(n);
   }
 
-  void save_list(const Node* n) {
+  // save_unicode: one str node, memoized. A one-character latin-1 str is
+  // memoized by value (see singleton_slot), any other by identity.
+  void save_str(const Node* n) {
+    const std::string_view utf8 = n->payload();
+    std::uint64_t* slot;
+    if (int s = latin1_singleton_slot(utf8); s >= 0) {
+      slot = &char_memo(s);
+    } else {
+      slot = node_memo_->find_or_add(n);
+    }
+    if (*slot != kNoMemo) {
+      memo_get(*slot);
+      return;
+    }
+    save_str_data(utf8, true);
+    *slot = memo_put_op();
+  }
+
+  // `memo`: the node's memo slot (NodeMemo::find_or_add), to be set now.
+  void save_list(const Node* n, std::uint64_t* memo) {
     if (bin_) {
       put(op(Op::EMPTY_LIST));
     } else {
       put(op(Op::MARK));
       put(op(Op::LIST));
     }
-    memo_put_node(n);
+    *memo = memo_put_op();
     if (n->items.empty()) return;
     enter_container();
     if (bin_) {
@@ -1179,7 +1232,7 @@ class Encoder {
     }
   }
 
-  void save_dict(const Node* n) {
+  void save_dict(const Node* n, std::uint64_t* memo) {
     if (n->items.size() % 2 != 0) fail("dict node with an odd number of items");
     if (bin_) {
       put(op(Op::EMPTY_DICT));
@@ -1187,7 +1240,7 @@ class Encoder {
       put(op(Op::MARK));
       put(op(Op::DICT));
     }
-    memo_put_node(n);
+    *memo = memo_put_op();
     if (n->items.empty()) return;
     enter_container();
     if (bin_) {
