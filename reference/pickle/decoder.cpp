@@ -552,7 +552,7 @@ class Decoder {
   }
 
   // ---- opcodes ---------------------------------------------------------------
-  void step(std::uint8_t code);
+  [[gnu::always_inline]] inline void step(std::uint8_t code);
   void op_proto();
   void op_frame();
   void op_build();
@@ -802,7 +802,7 @@ void Decoder::op_readonly_buffer() {
   }
 }
 
-void Decoder::step(std::uint8_t code) {
+inline void Decoder::step(std::uint8_t code) {
   Node* reduced = nullptr;  // becomes last_reduce_ for the next opcode
   switch (static_cast<Op>(code)) {
     case Op::MARK:

@@ -483,12 +483,12 @@ class Encoder {
       len_ += kFrameHeaderSize;
     }
   }
-  void put(char c) {
+  [[gnu::always_inline]] void put(char c) {
     open_frame_if_needed();
     reserve(1);
     buf_.get()[len_++] = c;
   }
-  void write(std::string_view s) {
+  [[gnu::always_inline]] void write(std::string_view s) {
     open_frame_if_needed();
     reserve(s.size());
     char* dst = buf_.get() + len_;
@@ -721,6 +721,7 @@ class Encoder {
   // pushed for the main loop. A container is never dispatched from inside
   // another one's save, so nesting does not deepen the C++ stack.
   void save_entry(const Node* n) {
+    if (save_small_atom(n)) return;
     if (is_inline(n)) {
       dispatch(n);
     } else {
@@ -728,7 +729,9 @@ class Encoder {
     }
   }
   void save_entry(Entry e) {
-    if (is_inline(e.first)) {
+    if (save_small_atom(e.first)) {
+      save_entry(e.second);
+    } else if (is_inline(e.first)) {
       dispatch(e.first);
       save_entry(e.second);
     } else {
@@ -848,6 +851,24 @@ class Encoder {
   }
 
   // ---- save() -------------------------------------------------------------------
+  // dispatch() of the commonest atoms (None, an int below 256 in a binary
+  // protocol) without its general checks; false for anything else.
+  [[gnu::always_inline]] bool save_small_atom(const Node* n) {
+    if (n == nullptr) return false;
+    if (n->kind == Kind::None) {
+      boundary();
+      put(op(Op::NONE));
+      return true;
+    }
+    if (n->kind == Kind::Int && bin_ && !n->big && static_cast<std::uint64_t>(n->small) < 256) {
+      boundary();
+      char b[2] = {op(Op::BININT1), static_cast<char>(n->small)};
+      write(std::string_view(b, 2));
+      return true;
+    }
+    return false;
+  }
+
   void dispatch(const Node* n) {
     if (n == nullptr) fail("null node in the value");
     // A domain node is written as the reduce its Python type returns.

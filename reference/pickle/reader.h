@@ -82,7 +82,19 @@ class OpReader {
   // before anything is made for it.
   std::string_view read_counted(std::size_t length_bytes, bool is_signed = false) {
     const std::uint64_t n = read_uint(length_bytes);
-    if (is_signed && length_bytes == 4 && (n & 0x80000000u) != 0) {
+    // Fast path: a sane length that fits in the input and the frame.
+    if (!(is_signed && length_bytes == 4 && (n & 0x80000000u) != 0) && n <= size_ - pos_ &&
+        (pos_ >= frame_end_ || n <= frame_end_ - pos_)) {
+      const char* p = reinterpret_cast<const char*>(data_ + pos_);
+      pos_ += static_cast<std::size_t>(n);
+      return {p, static_cast<std::size_t>(n)};
+    }
+    return counted_checked(n, is_signed && length_bytes == 4);
+  }
+
+  // read_counted() where the fast path's test failed: reports what is wrong.
+  [[gnu::noinline]] std::string_view counted_checked(std::uint64_t n, bool signed4) {
+    if (signed4 && (n & 0x80000000u) != 0) {
       fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", name_));
     }
     if (n > static_cast<std::uint64_t>(INT64_MAX)) {
