@@ -466,7 +466,7 @@ class Encoder {
   // byte written is a store, growing neither zero-fills (as resizing a
   // std::string would) nor, for large buffers, copies (realloc remaps). run()
   // copies the result into the std::string once.
-  void reserve(std::size_t n) {
+  [[gnu::always_inline]] void reserve(std::size_t n) {
     if (cap_ - len_ < n) grow(std::max(cap_ * 2, len_ + n));
   }
   [[gnu::noinline]] void grow(std::size_t capacity) {
@@ -476,7 +476,7 @@ class Encoder {
     buf_.reset(static_cast<char*>(p));
     cap_ = capacity;
   }
-  void open_frame_if_needed() {
+  [[gnu::always_inline]] void open_frame_if_needed() {
     if (framing_ && frame_start_ == kNoFrame) {
       reserve(kFrameHeaderSize);
       frame_start_ = len_;
@@ -527,7 +527,7 @@ class Encoder {
   }
 
   // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
-  void boundary() {
+  [[gnu::always_inline]] void boundary() {
     if (framing_ && frame_start_ != kNoFrame &&
         len_ - frame_start_ - kFrameHeaderSize >= kFrameSizeTarget) {
       commit_frame();
@@ -720,7 +720,7 @@ class Encoder {
   // after it is on the stack: inline nodes are written now, the others are
   // pushed for the main loop. A container is never dispatched from inside
   // another one's save, so nesting does not deepen the C++ stack.
-  void save_entry(const Node* n) {
+  [[gnu::always_inline]] void save_entry(const Node* n) {
     if (save_small_atom(n)) return;
     if (is_inline(n)) {
       dispatch(n);
@@ -811,13 +811,17 @@ class Encoder {
         }
         put(op(Op::MARK));
       }
-      auto e = view.at(i++);
-      if (!is_inline(e)) {
-        push(node, i, step);
+      // The rest of this batch; the test above runs once per batch.
+      const std::size_t stop = std::min(n, i - i % kBatchSize + kBatchSize);
+      while (i < stop) {
+        auto e = view.at(i++);
+        if (!is_inline(e)) {
+          push(node, i, step);
+          save_entry(e);
+          return;
+        }
         save_entry(e);
-        return;
       }
-      save_entry(e);
     }
   }
 
