@@ -281,7 +281,7 @@ class Decoder {
          fmt::format("{} needs more items than the stack holds{}", op_name(),
                      marks_.empty() ? "" : " above the mark"));
   }
-  std::string op_name() const { return std::string(info_ ? info_->name : "opcode"); }
+  std::string op_name() const { return std::string(op_name_view()); }
 
   // ---- input ---------------------------------------------------------------
   const std::uint8_t* read(std::size_t n) { return in_.read(n); }
@@ -461,7 +461,10 @@ class Decoder {
          fmt::format("{} carries persistent id {}, and the allowlist allows no persistent ids",
                      op_name(), describe_value(pid, kDescribeChars)));
   }
-  std::string_view op_name_view() const { return info_ ? info_->name : "opcode"; }
+  std::string_view op_name_view() const {
+    const OpInfo* info = code_ >= 0 ? find_opcode(static_cast<std::uint8_t>(code_)) : nullptr;
+    return info != nullptr ? info->name : "opcode";
+  }
   // A name the decoder itself supplies (copyreg's helpers): never remapped.
   Node* internal_global(std::string_view module, std::string_view name) {
     return interned_global(std::string(module), std::string(name));
@@ -580,7 +583,7 @@ class Decoder {
   std::size_t moved_ = 0;       // items taken off the stack into new containers
   std::size_t extra_work_ = 0;  // big-int conversion, policy lookups
   std::size_t max_stack_ = 0;
-  const OpInfo* info_ = nullptr;
+  int code_ = -1;  // the opcode being run, once known to be one
   int proto_ = 0;
   bool stopped_ = false;
   bool called_ = false;  // a call opcode ran: there may be domain forms to raise
@@ -1131,23 +1134,26 @@ inline void Decoder::step(std::uint8_t code) {
 DecodeResult Decoder::run() {
   while (!stopped_) {
     in_.start_op();
-    info_ = nullptr;
+    code_ = -1;
     if (in_.at_end()) {
       fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
     }
     const std::uint8_t code = read(1)[0];
     ++steps_;
-    info_ = find_opcode(code);
-    if (info_ != nullptr) in_.set_op_name(info_->name);
-    if (info_ == nullptr) {
+    // One byte of table per opcode here; its row (name) is read only for
+    // a message.
+    const std::uint8_t proto = kOpcodeProtocol[code];
+    if (proto == kNoOpcode) {
       fail(ErrorKind::UnknownOpcode, fmt::format("invalid load key, '\\x{:02x}'", code));
     }
+    code_ = code;
+    in_.set_op_code(code);
     // An older loader does not know the newer opcodes (PROTO aside, which it
     // must read to name the protocol it refuses).
-    if (info_->proto > max_protocol_ && info_->op != Op::PROTO) {
+    if (proto > max_protocol_ && code != static_cast<std::uint8_t>(Op::PROTO)) {
       fail(ErrorKind::UnknownOpcode,
            fmt::format("{} is a protocol {} opcode; this loader reads up to protocol {}",
-                       info_->name, info_->proto, max_protocol_));
+                       op_name_view(), proto, max_protocol_));
     }
     step(code);
   }

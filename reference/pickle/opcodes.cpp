@@ -124,6 +124,15 @@ constexpr std::array<const OpInfo*, 256> make_index() {
 
 constexpr std::array<const OpInfo*, 256> kOpcodeIndex = make_index();
 
+constexpr std::array<std::uint8_t, 256> kOpcodeProtocol = [] {
+  std::array<std::uint8_t, 256> protocol{};
+  protocol.fill(kNoOpcode);
+  for (const OpInfo& info : kOpcodes) {
+    protocol[static_cast<std::uint8_t>(info.op)] = static_cast<std::uint8_t>(info.proto);
+  }
+  return protocol;
+}();
+
 std::span<const OpInfo> opcode_table() {
   return kOpcodes;
 }

@@ -123,6 +123,12 @@ std::span<const OpInfo> opcode_table();
 // The row for each byte, or nullptr where no opcode has that byte.
 extern const std::array<const OpInfo*, 256> kOpcodeIndex;
 
+// For each byte, the protocol that introduced its opcode, or kNoOpcode
+// where no opcode has that byte: the loader's per-opcode check reads one
+// byte instead of a row.
+inline constexpr std::uint8_t kNoOpcode = 0xff;
+extern const std::array<std::uint8_t, 256> kOpcodeProtocol;
+
 // The row for `byte`, or nullptr when no opcode has that byte.
 inline const OpInfo* find_opcode(std::uint8_t byte) {
   return kOpcodeIndex[byte];

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "reference/pickle/errors.h"
+#include "reference/pickle/opcodes.h"
 
 namespace serialcheck::pickle {
 
@@ -26,14 +27,23 @@ class OpReader {
   void start_op() {
     start_ = pos_;
     name_ = "opcode";
+    code_ = -1;
   }
   // The opcode's name, for messages, once its byte is known.
   void set_op_name(std::string_view name) { name_ = name; }
+  // The same by the opcode's byte (a known opcode): the name is looked up
+  // only when a message needs it.
+  void set_op_code(std::uint8_t code) { code_ = code; }
 
   std::size_t pos() const { return pos_; }
   std::size_t size() const { return size_; }
   std::size_t op_start() const { return start_; }
-  std::string_view op_name() const { return name_; }
+  std::string_view op_name() const {
+    if (code_ >= 0) {
+      if (const OpInfo* info = find_opcode(static_cast<std::uint8_t>(code_))) return info->name;
+    }
+    return name_;
+  }
   bool at_end() const { return pos_ >= size_; }
   bool in_frame() const { return pos_ < frame_end_; }
   std::size_t frame_end() const { return frame_end_; }
@@ -56,11 +66,11 @@ class OpReader {
   [[gnu::noinline]] const std::uint8_t* read_checked(std::size_t n) {
     if (in_frame() && n > frame_end_ - pos_) {
       fail(ErrorKind::BadValue,
-           fmt::format("{} reads past the end of its frame (frame ends at {})", name_, frame_end_));
+           fmt::format("{} reads past the end of its frame (frame ends at {})", op_name(), frame_end_));
     }
     if (n > size_ - pos_) {
       fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} needs {} bytes, {} left", name_, n,
+           fmt::format("pickle data was truncated: {} needs {} bytes, {} left", op_name(), n,
                        size_ - pos_));
     }
     const std::uint8_t* p = data_ + pos_;
@@ -95,17 +105,17 @@ class OpReader {
   // read_counted() where the fast path's test failed: reports what is wrong.
   [[gnu::noinline]] std::string_view counted_checked(std::uint64_t n, bool signed4) {
     if (signed4 && (n & 0x80000000u) != 0) {
-      fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", name_));
+      fail(ErrorKind::BadValue, fmt::format("{} has a negative byte count", op_name()));
     }
     if (n > static_cast<std::uint64_t>(INT64_MAX)) {
       fail(ErrorKind::LimitExceeded,
-           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", name_, n));
+           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", op_name(), n));
     }
     if (n > size_ - pos_) {
       // A read inside a frame is a frame error first, as read() reports it.
       if (in_frame() && n > frame_end_ - pos_) read(static_cast<std::size_t>(n));
       fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} declares {} bytes, {} left", name_, n,
+           fmt::format("pickle data was truncated: {} declares {} bytes, {} left", op_name(), n,
                        size_ - pos_));
     }
     return read_view(static_cast<std::size_t>(n));
@@ -116,7 +126,7 @@ class OpReader {
     const void* nl = std::memchr(data_ + pos_, '\n', size_ - pos_);
     if (nl == nullptr) {
       fail(ErrorKind::Truncated,
-           fmt::format("pickle data was truncated: {} argument has no newline", name_));
+           fmt::format("pickle data was truncated: {} argument has no newline", op_name()));
     }
     const auto len =
         static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - (data_ + pos_));
@@ -147,6 +157,7 @@ class OpReader {
   std::size_t start_ = 0;
   std::size_t frame_end_ = 0;  // pos_ < frame_end_: inside a frame
   std::string_view name_ = "opcode";
+  int code_ = -1;  // set_op_code(), or -1
 };
 
 }  // namespace serialcheck::pickle
