@@ -108,8 +108,10 @@ struct DecodeResult {
 };
 
 // Decodes one pickle from `data` into `graph` (graph.root is set too).
-// Bytes/str payloads are copied into the graph, so `data` may be freed after.
-// Throws PickleError (with byte offset) on any malformed input.
+// Bytes/str payloads are copied into the graph (its payload arena), so `data`
+// may be freed after. Throws PickleError (with byte offset) on any malformed
+// input. Each thread keeps up to four sets of working memory (object stack,
+// mark stack, memo; none grown past 64Ki entries) between calls.
 DecodeResult decode(std::span<const std::uint8_t> data, Graph& graph,
                     const DecodeOptions& options = {});
 
