@@ -30,8 +30,52 @@ std::string_view kind_name(Kind kind) {
   return "?";
 }
 
+namespace {
+
+// Empty node chunks kept by a thread for its next graphs. The cache object
+// is destroyed at thread exit (freeing what it holds); a graph destroyed
+// after that on the same thread (a static one) frees its chunks itself,
+// which the trivially destructible flag tells it.
+template <class Chunk>
+struct ChunkCache {
+  static constexpr std::size_t kKeep = 8;
+  std::unique_ptr<Chunk> slots[kKeep];
+  std::size_t count = 0;
+  ~ChunkCache();
+};
+
+thread_local bool chunk_cache_gone = false;
+
+template <class Chunk>
+ChunkCache<Chunk>::~ChunkCache() {
+  chunk_cache_gone = true;
+}
+
+}  // namespace
+
+struct Graph::ChunkCacheAccess {
+  static ChunkCache<Chunk>* get() {
+    if (chunk_cache_gone) return nullptr;
+    thread_local ChunkCache<Chunk> cache;
+    return &cache;
+  }
+};
+
 void Graph::add_chunk() {
+  if (ChunkCache<Chunk>* cache = ChunkCacheAccess::get(); cache != nullptr && cache->count > 0) {
+    chunks_.push_back(std::move(cache->slots[--cache->count]));
+    return;
+  }
   chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));  // storage left uninitialized
+}
+
+void Graph::recycle_chunks() noexcept {
+  ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
+  if (cache == nullptr) return;
+  while (!chunks_.empty() && cache->count < ChunkCache<Chunk>::kKeep) {
+    cache->slots[cache->count++] = std::move(chunks_.back());
+    chunks_.pop_back();
+  }
 }
 
 Node* Graph::none() { return make(Kind::None); }

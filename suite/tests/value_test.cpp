@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "reference/value/equal.h"
@@ -651,6 +652,50 @@ TEST(Json, DocumentExamples) {
 }
 
 }  // namespace
+
+// Graphs reuse the node chunks of graphs destroyed before them on the same
+// thread (a per-thread cache). A reused chunk must hold no trace of its
+// earlier nodes, payloads must survive a move of their graph, and a graph
+// may be made on one thread and destroyed on another.
+TEST(GraphMemory, ReusedChunksStartClean) {
+  for (int round = 0; round < 3; ++round) {
+    Graph g;
+    std::vector<Node*> made;
+    for (int i = 0; i < 100; ++i) {
+      Node* n = g.list();
+      EXPECT_EQ(n->kind, Kind::List);
+      EXPECT_TRUE(n->items.empty());
+      EXPECT_TRUE(n->payload().empty());
+      EXPECT_EQ(n->obj, nullptr);
+      n->items.push_back(g.str_copy("item " + std::to_string(i)));
+      made.push_back(n);
+    }
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_EQ(made[static_cast<std::size_t>(i)]->items[0]->payload(), "item " + std::to_string(i));
+    }
+  }
+}
+
+TEST(GraphMemory, PayloadsSurviveAMoveAndGraphsCrossThreads) {
+  Graph moved;
+  std::thread maker([&moved] {
+    Graph g;
+    Node* s = g.str_copy(std::string(5000, 'x'));  // a block of its own
+    Node* t = g.str_copy("short");
+    g.root = g.list({s, t});
+    moved = std::move(g);
+    // The moved-from graph is empty and usable: its arena starts afresh.
+    Node* u = g.str_copy("after the move");
+    EXPECT_EQ(u->payload(), "after the move");
+  });
+  maker.join();
+  ASSERT_NE(moved.root, nullptr);
+  EXPECT_EQ(moved.root->items[0]->payload(), std::string(5000, 'x'));
+  EXPECT_EQ(moved.root->items[1]->payload(), "short");
+  Graph again;  // made on this thread after the other thread's exit
+  EXPECT_EQ(again.str_copy("z")->payload(), "z");
+}
+
 }  // namespace serialcheck
 
 // Values that pass through real Python objects may gain or lose sharing of
