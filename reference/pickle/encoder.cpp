@@ -500,9 +500,11 @@ class Encoder {
     len_ += s.size();
   }
   void put_le(std::uint64_t v, int n) {
-    char buf[8];
-    for (int i = 0; i < n; ++i) buf[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-    write(std::string_view(buf, static_cast<std::size_t>(n)));
+    open_frame_if_needed();
+    reserve(static_cast<std::size_t>(n));
+    char* dst = buf_.get() + len_;
+    for (int i = 0; i < n; ++i) dst[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    len_ += static_cast<std::size_t>(n);
   }
   void put_decimal(std::int64_t v) {
     char buf[24];
