@@ -62,6 +62,7 @@
 #include "reference/pickle/opcodes.h"
 #include "reference/pickle/policy.h"
 #include "reference/pickle/pod_stack.h"
+#include "reference/pickle/scratch_pool.h"
 #include "reference/pickle/reader.h"
 #include "reference/pickle/text.h"
 #include "reference/types/builtin_reduce.h"
@@ -197,46 +198,23 @@ class Memo {
 };
 
 // The decoder's working memory (object stack, mark stack, memo), kept by the
-// thread between calls: a small pickle would otherwise spend much of its time
-// growing these from empty. Scratch grown past kKeepEntries is freed, not kept.
+// thread between calls (scratch_pool.h). Scratch grown past kKeepEntries is
+// freed, not kept.
 struct Scratch {
+  static constexpr std::size_t kKeepEntries = std::size_t{1} << 16;
   PodStack<Node*> stack;
   std::vector<std::size_t> marks;
   Memo memo;
-};
 
-class PooledScratch {
- public:
-  static constexpr std::size_t kKeepEntries = std::size_t{1} << 16;
-  PooledScratch() {
-    auto& pool = free_list();
-    if (pool.empty()) {
-      scratch_ = std::make_unique<Scratch>();
-    } else {
-      scratch_ = std::move(pool.back());
-      pool.pop_back();
-    }
+  void reset() {
+    stack.clear();
+    marks.clear();
+    memo.clear();
   }
-  ~PooledScratch() {
-    scratch_->stack.clear();
-    scratch_->marks.clear();
-    scratch_->memo.clear();
-    auto& pool = free_list();
-    if (pool.size() < 4 && scratch_->stack.capacity() <= kKeepEntries &&
-        scratch_->marks.capacity() <= kKeepEntries && scratch_->memo.capacity() <= kKeepEntries) {
-      pool.push_back(std::move(scratch_));
-    }
+  bool worth_keeping() const {
+    return stack.capacity() <= kKeepEntries && marks.capacity() <= kKeepEntries &&
+           memo.capacity() <= kKeepEntries;
   }
-  PooledScratch(const PooledScratch&) = delete;
-  PooledScratch& operator=(const PooledScratch&) = delete;
-  Scratch& operator*() { return *scratch_; }
-
- private:
-  static std::vector<std::unique_ptr<Scratch>>& free_list() {
-    thread_local std::vector<std::unique_ptr<Scratch>> pool;
-    return pool;
-  }
-  std::unique_ptr<Scratch> scratch_;
 };
 
 class Decoder {
@@ -589,7 +567,7 @@ class Decoder {
   bool called_ = false;  // a call opcode ran: there may be domain forms to raise
   Node* result_ = nullptr;
 
-  PooledScratch scratch_;
+  Pooled<Scratch> scratch_;
   PodStack<Node*>& stack_ = (*scratch_).stack;
   std::vector<std::size_t>& marks_ = (*scratch_).marks;
   Memo& memo_ = (*scratch_).memo;

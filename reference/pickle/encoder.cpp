@@ -40,6 +40,7 @@
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
 #include "reference/pickle/pod_stack.h"
+#include "reference/pickle/scratch_pool.h"
 #include "reference/pickle/text.h"
 #include "reference/types/domain.h"
 #include "reference/value/numeric.h"
@@ -329,11 +330,11 @@ class NodeMemo {
   std::uint32_t generation_ = 1;
 };
 
-// The encoder's working memory, kept by the thread between calls: the memo,
-// the task stack and the output buffer. A small dumps would otherwise spend
-// much of its time allocating them. Each thread keeps a small pool, and an
-// encode inside an encode (a tensor's storage stream) takes its own.
+// The encoder's working memory, kept by the thread between calls
+// (scratch_pool.h): the memo, the task stack and the output buffer. An output
+// buffer larger than kKeepBytes is freed after its call, not kept.
 struct Scratch {
+  static constexpr std::size_t kKeepBytes = std::size_t{1} << 20;
   struct Free {
     void operator()(char* p) const { std::free(p); }
   };
@@ -341,41 +342,16 @@ struct Scratch {
   PodStack<Task> tasks;
   std::unique_ptr<char, Free> buf;
   std::size_t cap = 0;
-};
 
-class PooledScratch {
- public:
-  // An output buffer larger than this is freed, not kept.
-  static constexpr std::size_t kKeepBytes = std::size_t{1} << 20;
-  PooledScratch() {
-    auto& pool = free_list();
-    if (pool.empty()) {
-      scratch_ = std::make_unique<Scratch>();
-    } else {
-      scratch_ = std::move(pool.back());
-      pool.pop_back();
+  void reset() {
+    memo.clear();
+    tasks.clear();
+    if (cap > kKeepBytes) {
+      buf.reset();
+      cap = 0;
     }
-    scratch_->memo.clear();
-    scratch_->tasks.clear();
   }
-  ~PooledScratch() {
-    if (scratch_->cap > kKeepBytes) {
-      scratch_->buf.reset();
-      scratch_->cap = 0;
-    }
-    auto& pool = free_list();
-    if (pool.size() < 4) pool.push_back(std::move(scratch_));
-  }
-  PooledScratch(const PooledScratch&) = delete;
-  PooledScratch& operator=(const PooledScratch&) = delete;
-  Scratch& operator*() { return *scratch_; }
-
- private:
-  static std::vector<std::unique_ptr<Scratch>>& free_list() {
-    thread_local std::vector<std::unique_ptr<Scratch>> pool;
-    return pool;
-  }
-  std::unique_ptr<Scratch> scratch_;
+  bool worth_keeping() const { return true; }
 };
 
 class Encoder {
@@ -1698,7 +1674,7 @@ class Encoder {
 
   const EncodeOptions& options_;
   std::string& out_;
-  PooledScratch scratch_;
+  Pooled<Scratch> scratch_;
   std::unique_ptr<char, Scratch::Free>& buf_ = (*scratch_).buf;
   std::size_t& cap_ = (*scratch_).cap;
   std::size_t len_ = 0;
