@@ -798,7 +798,7 @@ inline void Decoder::step(std::uint8_t code) {
       stopped_ = true;
       break;
     case Op::POP: op_pop(); break;
-    case Op::POP_MARK: pop_mark(); break;
+    case Op::POP_MARK: stack_.resize(take_mark()); break;  // nothing to keep: no copy
     case Op::DUP: {
       Node* n = top();
       push(n);
