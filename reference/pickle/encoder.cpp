@@ -50,7 +50,10 @@ namespace {
 
 constexpr std::size_t kFrameHeaderSize = 9;
 constexpr std::size_t kNoFrame = static_cast<std::size_t>(-1);
-constexpr std::uint64_t kNoMemo = static_cast<std::uint64_t>(-1);
+// A memo index. The memo of one pickle never reaches 2**32 - 1 entries (each
+// is a node of at least 100 bytes); memo_put_op() fails rather than wrap.
+using MemoId = std::uint32_t;
+constexpr MemoId kNoMemo = static_cast<MemoId>(-1);
 // CPython refuses int -> str conversions beyond this many digits (3.11's
 // sys.get_int_max_str_digits() default), which protocols 0 and 1 need.
 constexpr std::size_t kMaxStrDigits = 4300;
@@ -252,15 +255,24 @@ std::string_view last_component(std::string_view qualname) {
 // encode inside an encode (a tensor's storage stream) takes its own table.
 class NodeMemo {
  public:
+  // A table this large is not kept for the next call: probing it would touch
+  // memory spread over more than the caches hold for a small pickle.
+  static constexpr std::size_t kKeepSlots = std::size_t{1} << 14;
+
   void clear() {
-    if (++generation_ == 0) {  // wrapped: no stale slot may look current
+    if (slots_.size() > kKeepSlots) {
+      slots_ = {};
+      mask_ = 0;
+      limit_ = 0;
+      generation_ = 1;
+    } else if (++generation_ == 0) {  // wrapped: no stale slot may look current
       for (Slot& slot : slots_) slot.generation = 0;
       generation_ = 1;
     }
     size_ = 0;
   }
 
-  std::uint64_t find(const Node* key) const {
+  MemoId find(const Node* key) const {
     if (slots_.empty()) return kNoMemo;
     for (std::size_t i = index(key);; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
@@ -272,28 +284,29 @@ class NodeMemo {
   // The value slot of `key`, added (holding kNoMemo) when the key is new:
   // one probe for a lookup followed by an insert. The slot stays valid
   // until the next insert.
-  std::uint64_t* find_or_add(const Node* key) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
+  [[gnu::always_inline]] MemoId* find_or_add(const Node* key) {
+    if (size_ >= limit_) [[unlikely]] grow();
+    Slot* slots = slots_.data();
     std::size_t i = index(key);
-    while (slots_[i].generation == generation_) {
-      if (slots_[i].key == key) return &slots_[i].value;
+    while (slots[i].generation == generation_) {
+      if (slots[i].key == key) return &slots[i].value;
       i = (i + 1) & mask_;
     }
-    slots_[i] = Slot{key, kNoMemo, generation_};
+    slots[i] = Slot{key, kNoMemo, generation_};
     ++size_;
-    return &slots_[i].value;
+    return &slots[i].value;
   }
 
   // Keeps the first value of a key put twice.
-  void insert(const Node* key, std::uint64_t value) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
+  void insert(const Node* key, MemoId value) {
+    if (size_ >= limit_) grow();
     if (place(key, value)) ++size_;
   }
 
  private:
-  struct Slot {
+  struct Slot {  // 16 bytes: four to a cache line
     const Node* key = nullptr;
-    std::uint64_t value = 0;
+    MemoId value = 0;
     std::uint32_t generation = 0;
   };
 
@@ -302,7 +315,7 @@ class NodeMemo {
     return static_cast<std::size_t>((bits >> 4) * 0x9E3779B97F4A7C15ull >> 20) & mask_;
   }
 
-  bool place(const Node* key, std::uint64_t value) {
+  bool place(const Node* key, MemoId value) {
     std::size_t i = index(key);
     while (slots_[i].generation == generation_) {
       if (slots_[i].key == key) return false;
@@ -312,11 +325,13 @@ class NodeMemo {
     return true;
   }
 
-  void grow() {
+  // Keeps the table at most half full.
+  [[gnu::noinline]] void grow() {
     std::vector<Slot> old;
     old.swap(slots_);
     slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
+    limit_ = slots_.size() / 2;
     const std::uint32_t current = generation_;
     generation_ = 1;
     for (const Slot& slot : old) {
@@ -326,6 +341,7 @@ class NodeMemo {
 
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
+  std::size_t limit_ = 0;  // grow() before the size reaches it
   std::size_t size_ = 0;
   std::uint32_t generation_ = 1;
 };
@@ -464,6 +480,15 @@ class Encoder {
     reserve(1);
     buf_.get()[len_++] = c;
   }
+  // Writes the low `n` (at most 8) bytes of `word`, first byte lowest: one
+  // 8-byte store into the buffer (which always has 8 bytes of room for it).
+  [[gnu::always_inline]] void put_word(std::uint64_t word, std::size_t n) {
+    static_assert(std::endian::native == std::endian::little, "put_word stores little-endian words");
+    open_frame_if_needed();
+    reserve(8);
+    std::memcpy(buf_.get() + len_, &word, 8);
+    len_ += n;
+  }
   [[gnu::always_inline]] void write(std::string_view s) {
     open_frame_if_needed();
     reserve(s.size());
@@ -541,8 +566,9 @@ class Encoder {
   }
 
   // ---- memo -----------------------------------------------------------------
-  std::uint64_t memo_put_op() {
-    std::uint64_t idx = memo_size_++;
+  [[gnu::always_inline]] MemoId memo_put_op() {
+    if (memo_size_ == kNoMemo - 1) [[unlikely]] memo_full();
+    MemoId idx = memo_size_++;
     if (proto_ >= 4) {
       put(op(Op::MEMOIZE));
     } else if (!bin_) {
@@ -550,30 +576,26 @@ class Encoder {
       put_decimal(static_cast<std::int64_t>(idx));
       put('\n');
     } else if (idx < 256) {
-      char b[2] = {op(Op::BINPUT), static_cast<char>(idx)};
-      write(std::string_view(b, 2));
-    } else if (idx <= 0xffffffffu) {
-      put(op(Op::LONG_BINPUT));
-      put_le(idx, 4);
+      put_word(static_cast<std::uint8_t>(op(Op::BINPUT)) | std::uint64_t{idx} << 8, 2);
     } else {
-      fail("memo id too large for LONG_BINPUT");
+      put_word(static_cast<std::uint8_t>(op(Op::LONG_BINPUT)) | std::uint64_t{idx} << 8, 5);
     }
     return idx;
   }
+  [[noreturn, gnu::noinline, gnu::cold]] void memo_full() {
+    throw PickleError(ErrorKind::LimitExceeded, len_ + deferred_bytes_,
+                      "more than 4294967294 memoized objects in one pickle");
+  }
 
-  void memo_get(std::uint64_t idx) {
+  void memo_get(MemoId idx) {
     if (!bin_) {
       put(op(Op::GET));
       put_decimal(static_cast<std::int64_t>(idx));
       put('\n');
     } else if (idx < 256) {
-      char b[2] = {op(Op::BINGET), static_cast<char>(idx)};
-      write(std::string_view(b, 2));
-    } else if (idx <= 0xffffffffu) {
-      put(op(Op::LONG_BINGET));
-      put_le(idx, 4);
+      put_word(static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{idx} << 8, 2);
     } else {
-      fail("memo id too large for LONG_BINGET");
+      put_word(static_cast<std::uint8_t>(op(Op::LONG_BINGET)) | std::uint64_t{idx} << 8, 5);
     }
   }
 
@@ -581,11 +603,11 @@ class Encoder {
 
   // The singleton memo tables are cleared on first use: most pickles hold no
   // one-character str, and clearing 4 KiB costs as much as a small dumps.
-  std::uint64_t& char_memo(int slot) {
+  MemoId& char_memo(int slot) {
     if (!singletons_ready_) clear_singletons();
     return char_memo_[static_cast<std::size_t>(slot)];
   }
-  std::uint64_t& bytes_memo(int slot) {
+  MemoId& bytes_memo(int slot) {
     if (!singletons_ready_) clear_singletons();
     return bytes_memo_[static_cast<std::size_t>(slot)];
   }
@@ -595,7 +617,7 @@ class Encoder {
     singletons_ready_ = true;
   }
 
-  std::uint64_t* singleton_slot(const Node* n) {
+  MemoId* singleton_slot(const Node* n) {
     if (n->kind == Kind::Str) {
       int s = latin1_singleton_slot(n->payload());
       return s < 0 ? nullptr : &char_memo(s);
@@ -616,14 +638,14 @@ class Encoder {
     return *lowering_;
   }
 
-  std::uint64_t find_memo(const Node* n) {
-    if (std::uint64_t* slot = singleton_slot(n)) return *slot;
+  MemoId find_memo(const Node* n) {
+    if (MemoId* slot = singleton_slot(n)) return *slot;
     return node_memo_->find(n);
   }
 
   void memo_put_node(const Node* n) {
-    std::uint64_t idx = memo_put_op();
-    if (std::uint64_t* slot = singleton_slot(n)) {
+    MemoId idx = memo_put_op();
+    if (MemoId* slot = singleton_slot(n)) {
       *slot = idx;
     } else {
       node_memo_->insert(n, idx);
@@ -694,28 +716,75 @@ class Encoder {
     }
   }
 
+  // Writes `n` now and returns true when its save pushes no tasks (atoms,
+  // str, bytes, globals); returns false, having written nothing, for the
+  // others. One switch on the kind, with the commonest cases written here.
+  [[gnu::always_inline]] bool save_if_inline(const Node* n) {
+    if (n == nullptr) dispatch(n);  // fails
+    switch (n->kind) {
+      case Kind::None:
+        boundary();
+        put(op(Op::NONE));
+        return true;
+      case Kind::Int:
+        if (bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
+          boundary();
+          put_binint(static_cast<std::int32_t>(n->small));
+        } else {
+          dispatch(n);
+        }
+        return true;
+      case Kind::Str:
+        boundary();
+        save_str(n);
+        return true;
+      case Kind::Bool:
+      case Kind::Float:
+      case Kind::Bytes:
+      case Kind::ByteArray:
+      case Kind::PickleBuffer:
+      case Kind::Global: dispatch(n); return true;
+      default: return false;
+    }
+  }
+
   // Saves one entry (an item, or a key and its value) once whatever must run
   // after it is on the stack: inline nodes are written now, the others are
   // pushed for the main loop. A container is never dispatched from inside
   // another one's save, so nesting does not deepen the C++ stack.
   [[gnu::always_inline]] void save_entry(const Node* n) {
-    if (save_small_atom(n)) return;
-    if (is_inline(n)) {
-      dispatch(n);
-    } else {
-      push_save(n);
-    }
+    if (!save_if_inline(n)) push_save(n);
   }
   void save_entry(Entry e) {
-    if (save_small_atom(e.first)) {
-      save_entry(e.second);
-    } else if (is_inline(e.first)) {
-      dispatch(e.first);
+    if (save_if_inline(e.first)) {
       save_entry(e.second);
     } else {
       push_save(e.second);
       push_save(e.first);
     }
+  }
+
+  // A loop's step over entry `e`: writes it and returns false when it is
+  // inline; otherwise pushes the loop's continuation (`owner`, resuming at
+  // `next`) and then the entry's saves, and returns true.
+  [[gnu::always_inline]] bool defer_entry(const Node* owner, std::size_t next, Step step,
+                                          const Node* e) {
+    if (save_if_inline(e)) return false;
+    push(owner, next, step);
+    push_save(e);
+    return true;
+  }
+  [[gnu::always_inline]] bool defer_entry(const Node* owner, std::size_t next, Step step, Entry e) {
+    if (save_if_inline(e.first)) {
+      if (save_if_inline(e.second)) return false;
+      push(owner, next, step);
+      push_save(e.second);
+      return true;
+    }
+    push(owner, next, step);
+    push_save(e.second);
+    push_save(e.first);
+    return true;
   }
 
   // Saves the entry then writes `after`, with nothing to resume afterwards.
@@ -735,13 +804,9 @@ class Encoder {
   void items(const Node* node, View view, std::size_t i) {
     const std::size_t n = view.size();
     while (i < n) {
-      auto e = view.at(i++);
-      if (!is_inline(e)) {
-        push(node, i, Step::kItems);
-        save_entry(e);
-        return;
-      }
-      save_entry(e);
+      auto e = view.at(i);
+      ++i;
+      if (defer_entry(node, i, Step::kItems, e)) return;
     }
   }
 
@@ -792,13 +857,9 @@ class Encoder {
       // The rest of this batch; the test above runs once per batch.
       const std::size_t stop = std::min(n, i - i % kBatchSize + kBatchSize);
       while (i < stop) {
-        auto e = view.at(i++);
-        if (!is_inline(e)) {
-          push(node, i, step);
-          save_entry(e);
-          return;
-        }
-        save_entry(e);
+        auto e = view.at(i);
+        ++i;
+        if (defer_entry(node, i, step, e)) return;
       }
     }
   }
@@ -822,19 +883,15 @@ class Encoder {
         put(end);
         return;
       }
-      auto e = view.at(i++);
-      if (!is_inline(e)) {
-        push(node, i, step);
-        save_entry(e);
-        return;
-      }
-      save_entry(e);
+      auto e = view.at(i);
+      ++i;
+      if (defer_entry(node, i, step, e)) return;
     }
   }
 
   // ---- save() -------------------------------------------------------------------
-  // dispatch() of the commonest atoms (None, an int below 256 in a binary
-  // protocol) without its general checks; false for anything else.
+  // dispatch() of the commonest atoms (None, an int that fits BININT in a
+  // binary protocol) without its general checks; false for anything else.
   [[gnu::always_inline]] bool save_small_atom(const Node* n) {
     if (n == nullptr) return false;
     if (n->kind == Kind::None) {
@@ -842,13 +899,24 @@ class Encoder {
       put(op(Op::NONE));
       return true;
     }
-    if (n->kind == Kind::Int && bin_ && !n->big && static_cast<std::uint64_t>(n->small) < 256) {
+    if (n->kind == Kind::Int && bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
       boundary();
-      char b[2] = {op(Op::BININT1), static_cast<char>(n->small)};
-      write(std::string_view(b, 2));
+      put_binint(static_cast<std::int32_t>(n->small));
       return true;
     }
     return false;
+  }
+
+  // save_long's BININT1/BININT2/BININT choice, as one store.
+  [[gnu::always_inline]] void put_binint(std::int32_t v) {
+    const auto u = static_cast<std::uint32_t>(v);
+    if (u < 0x100) {
+      put_word(static_cast<std::uint8_t>(op(Op::BININT1)) | std::uint64_t{u} << 8, 2);
+    } else if (u < 0x10000) {
+      put_word(static_cast<std::uint8_t>(op(Op::BININT2)) | std::uint64_t{u} << 8, 3);
+    } else {
+      put_word(static_cast<std::uint8_t>(op(Op::BININT)) | std::uint64_t{u} << 8, 5);
+    }
   }
 
   void dispatch(const Node* n) {
@@ -860,9 +928,8 @@ class Encoder {
       case Kind::None: put(op(Op::NONE)); return;
       case Kind::Bool: save_bool(n->flag); return;
       case Kind::Int:
-        if (bin_ && !n->big && static_cast<std::uint64_t>(n->small) < 256) {
-          char b[2] = {op(Op::BININT1), static_cast<char>(n->small)};  // the common case
-          write(std::string_view(b, 2));
+        if (bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
+          put_binint(static_cast<std::int32_t>(n->small));  // the common case
         } else {
           save_int(n);
         }
@@ -878,7 +945,7 @@ class Encoder {
       case Kind::Dict: {
         // Looked up and added in one probe; memoized right after the opcode
         // that makes the empty container, before any other memo entry.
-        std::uint64_t* slot = node_memo_->find_or_add(n);
+        MemoId* slot = node_memo_->find_or_add(n);
         if (*slot != kNoMemo) {
           memo_get(*slot);
           return;
@@ -892,7 +959,7 @@ class Encoder {
       }
       default: break;
     }
-    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+    if (MemoId idx = find_memo(n); idx != kNoMemo) {
       memo_get(idx);
       return;
     }
@@ -922,21 +989,7 @@ class Encoder {
     if (n->big && n->payload().size() <= 8) fits64 = twos_le_to_int64(n->payload(), v);
     if (fits64 && v >= INT32_MIN && v <= INT32_MAX) {
       if (bin_) {
-        auto u = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
-        char b[5] = {0, static_cast<char>(u & 0xff), static_cast<char>((u >> 8) & 0xff),
-                     static_cast<char>((u >> 16) & 0xff), static_cast<char>((u >> 24) & 0xff)};
-        std::size_t len;
-        if (b[3] != 0 || b[4] != 0) {
-          b[0] = op(Op::BININT);
-          len = 5;
-        } else if (b[2] != 0) {
-          b[0] = op(Op::BININT2);
-          len = 3;
-        } else {
-          b[0] = op(Op::BININT1);
-          len = 2;
-        }
-        write(std::string_view(b, len));
+        put_binint(static_cast<std::int32_t>(v));
       } else {
         put(op(Op::INT));
         put_decimal(v);
@@ -1083,7 +1136,7 @@ class Encoder {
     boundary();
     int slot = latin1_singleton_slot(utf8);
     if (slot >= 0) {
-      std::uint64_t& idx = char_memo(slot);
+      MemoId& idx = char_memo(slot);
       if (idx != kNoMemo) {
         memo_get(idx);
         return;
@@ -1202,7 +1255,7 @@ class Encoder {
   // memoized by value (see singleton_slot), any other by identity.
   void save_str(const Node* n) {
     const std::string_view utf8 = n->payload();
-    std::uint64_t* slot;
+    MemoId* slot;
     if (int s = latin1_singleton_slot(utf8); s >= 0) {
       slot = &char_memo(s);
     } else {
@@ -1212,12 +1265,27 @@ class Encoder {
       memo_get(*slot);
       return;
     }
+    if (proto_ >= 4 && utf8.size() <= 0xff) {
+      // The common case in one reservation: SHORT_BINUNICODE, the length,
+      // the text, MEMOIZE.
+      if (memo_size_ == kNoMemo - 1) [[unlikely]] memo_full();
+      open_frame_if_needed();
+      reserve(utf8.size() + 3);
+      char* dst = buf_.get() + len_;
+      dst[0] = op(Op::SHORT_BINUNICODE);
+      dst[1] = static_cast<char>(utf8.size());
+      if (!utf8.empty()) std::memcpy(dst + 2, utf8.data(), utf8.size());
+      dst[2 + utf8.size()] = op(Op::MEMOIZE);
+      len_ += utf8.size() + 3;
+      *slot = memo_size_++;
+      return;
+    }
     save_str_data(utf8, true);
     *slot = memo_put_op();
   }
 
   // `memo`: the node's memo slot (NodeMemo::find_or_add), to be set now.
-  void save_list(const Node* n, std::uint64_t* memo) {
+  void save_list(const Node* n, MemoId* memo) {
     if (bin_) {
       put(op(Op::EMPTY_LIST));
     } else {
@@ -1235,7 +1303,7 @@ class Encoder {
     }
   }
 
-  void save_dict(const Node* n, std::uint64_t* memo) {
+  void save_dict(const Node* n, MemoId* memo) {
     if (n->items.size() % 2 != 0) fail("dict node with an odd number of items");
     if (bin_) {
       put(op(Op::EMPTY_DICT));
@@ -1289,7 +1357,7 @@ class Encoder {
   }
 
   void frozenset_end(const Node* n) {
-    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+    if (MemoId idx = find_memo(n); idx != kNoMemo) {
       put(op(Op::POP_MARK));
       memo_get(idx);
       return;
@@ -1325,7 +1393,7 @@ class Encoder {
   void set_reduce_end(const Node* n) {
     fresh_tuple_end(1);
     put(op(Op::REDUCE));
-    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+    if (MemoId idx = find_memo(n); idx != kNoMemo) {
       put(op(Op::POP));
       memo_get(idx);
       return;
@@ -1349,7 +1417,7 @@ class Encoder {
   void tuple_end(const Node* n) {
     const std::size_t len = n->items.size();
     const bool short_form = proto_ >= 2 && len <= 3;
-    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+    if (MemoId idx = find_memo(n); idx != kNoMemo) {
       if (short_form) {
         for (std::size_t i = 0; i < len; ++i) put(op(Op::POP));
       } else if (bin_) {
@@ -1645,7 +1713,7 @@ class Encoder {
   // (a recursive reduce); then POP and GET, else memoize it and continue with
   // list items, dict items and state.
   void reduce_end(const Node* n) {
-    if (std::uint64_t idx = find_memo(n); idx != kNoMemo) {
+    if (MemoId idx = find_memo(n); idx != kNoMemo) {
       put(op(Op::POP));
       memo_get(idx);
       return;
@@ -1691,14 +1759,14 @@ class Encoder {
   bool framing_ = false;
   std::size_t frame_start_ = kNoFrame;
   std::size_t depth_ = 0;
-  std::uint64_t memo_size_ = 0;
+  MemoId memo_size_ = 0;
   PodStack<Task>& stack_ = (*scratch_).tasks;
   NodeMemo* node_memo_ = &(*scratch_).memo;
-  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, std::uint64_t> global_memo_;
-  absl::flat_hash_map<std::string_view, std::uint64_t> interned_memo_;
-  absl::flat_hash_map<std::string_view, std::uint64_t> c_module_memo_;
-  std::array<std::uint64_t, 257> char_memo_;   // '' and one latin-1 character strs
-  std::array<std::uint64_t, 257> bytes_memo_;  // b'' and one-byte bytes
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, MemoId> global_memo_;
+  absl::flat_hash_map<std::string_view, MemoId> interned_memo_;
+  absl::flat_hash_map<std::string_view, MemoId> c_module_memo_;
+  std::array<MemoId, 257> char_memo_;   // '' and one latin-1 character strs
+  std::array<MemoId, 257> bytes_memo_;  // b'' and one-byte bytes
   std::unique_ptr<types::Lowering> lowering_;
   bool singletons_ready_ = false;
 };
