@@ -308,9 +308,22 @@ class Decoder {
   std::vector<Node*> pop_mark() {
     const std::size_t mark = take_mark();
     std::vector<Node*> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
-    stack_.resize(mark);
-    moved_ += items.size();
+    stack_.resize(mark);  // take_mark() counted them as moved
     return items;
+  }
+  // A container of `kind` holding the items above the topmost mark, which
+  // are removed with the mark (DICT, LIST, TUPLE, FROZENSET).
+  Node* from_mark(Kind kind) {
+    const std::size_t mark = take_mark();
+    const std::size_t count = stack_.size() - mark;
+    if (kind == Kind::Dict && count % 2 != 0) {
+      fail(ErrorKind::BadValue, "odd number of items for DICT");
+    }
+    charge_node(0, count);
+    Node* n = graph_.make(kind);
+    if (count != 0) graph_.append_items(n, stack_.data() + mark, count);
+    stack_.resize(mark);
+    return n;
   }
   // Removes the topmost mark and returns its stack position; the items above
   // it stay on the stack for the caller to move (and then drop with
@@ -647,7 +660,7 @@ void Decoder::op_build() {
 void Decoder::op_append(Node* list, Node* const* first, std::size_t count) {
   charge(count * sizeof(Node*));
   if (list->kind == Kind::List) {
-    list->items.insert(list->items.end(), first, first + count);
+    graph_.append_items(list, first, count);
   } else if (list->kind == Kind::Object) {
     auto& li = list->obj->listitems;
     li.insert(li.end(), first, first + count);
@@ -662,7 +675,7 @@ void Decoder::op_setitems(Node* dict, Node* const* kv, std::size_t count) {
     fail(ErrorKind::BadValue, fmt::format("odd number of items for {}", op_name()));
   charge(count * sizeof(Node*));
   if (dict->kind == Kind::Dict) {
-    dict->items.insert(dict->items.end(), kv, kv + count);
+    graph_.append_items(dict, kv, count);
   } else if (dict->kind == Kind::Object) {
     auto& di = dict->obj->dictitems;
     for (std::size_t i = 0; i < count; i += 2) di.emplace_back(kv[i], kv[i + 1]);
@@ -962,41 +975,26 @@ inline void Decoder::step(std::uint8_t code) {
              fmt::format("ADDITEMS on a {}: only sets take items", kind_name(set->kind)));
       }
       charge((stack_.size() - mark) * sizeof(Node*));
-      set->items.insert(set->items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(mark),
-                        stack_.end());
+      graph_.append_items(set, stack_.data() + mark, stack_.size() - mark);
       stack_.resize(mark);
       break;
     }
     case Op::BUILD: op_build(); break;
-    case Op::DICT: {
-      std::vector<Node*> kv = pop_mark();
-      if (kv.size() % 2 != 0) fail(ErrorKind::BadValue, "odd number of items for DICT");
-      charge_node(0, kv.size());
-      push(graph_.dict(std::move(kv)));
-      break;
-    }
-    case Op::LIST: {
-      std::vector<Node*> items = pop_mark();
-      charge_node(0, items.size());
-      push(graph_.list(std::move(items)));
-      break;
-    }
-    case Op::TUPLE: push(tuple(pop_mark())); break;
-    case Op::FROZENSET: {
-      std::vector<Node*> items = pop_mark();
-      charge_node(0, items.size());
-      push(graph_.frozenset(std::move(items)));
-      break;
-    }
+    case Op::DICT: push(from_mark(Kind::Dict)); break;
+    case Op::LIST: push(from_mark(Kind::List)); break;
+    case Op::TUPLE: push(from_mark(Kind::Tuple)); break;
+    case Op::FROZENSET: push(from_mark(Kind::FrozenSet)); break;
     case Op::TUPLE1:
     case Op::TUPLE2:
     case Op::TUPLE3: {
       const std::size_t n = code - static_cast<std::uint8_t>(Op::TUPLE1) + 1;
       if (stack_.size() < fence() + n) underflow();
-      std::vector<Node*> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
+      charge_node(0, n);
+      Node* t = graph_.make(Kind::Tuple);
+      graph_.append_items(t, stack_.end() - n, n);
       stack_.resize(stack_.size() - n);
       moved_ += n;
-      push(tuple(std::move(items)));
+      push(t);
       break;
     }
     case Op::GLOBAL:

@@ -1,5 +1,8 @@
 #include "reference/value/value.h"
 
+#include <algorithm>
+#include <bit>
+
 #include "reference/value/numeric.h"
 
 namespace serialcheck {
@@ -76,6 +79,74 @@ void Graph::recycle_chunks() noexcept {
     cache->slots[cache->count++] = std::move(chunks_.back());
     chunks_.pop_back();
   }
+}
+
+namespace {
+
+// Item arrays of destroyed nodes, kept by a thread for its next graphs, by
+// capacity: bucket b holds empty arrays of capacity 2**b (1 to 256 items),
+// at most 4096 items' worth per bucket (about 288 KiB in all). Decoding
+// many small containers would otherwise allocate and free an array for each.
+// Like the chunk cache, a graph destroyed after the cache (a static one)
+// frees its arrays itself.
+struct ItemsCache {
+  static constexpr int kBuckets = 9;
+  static constexpr std::size_t kSlots = 128;
+  static constexpr std::size_t keep(int bucket) {
+    return std::min<std::size_t>(kSlots, std::size_t{4096} >> bucket);
+  }
+  std::vector<Node*> slots[kBuckets][kSlots];
+  std::size_t count[kBuckets] = {};
+  ~ItemsCache();
+};
+
+thread_local bool items_cache_gone = false;
+
+ItemsCache::~ItemsCache() { items_cache_gone = true; }
+
+}  // namespace
+
+struct Graph::ItemsCacheAccess {
+  static ItemsCache* get() {
+    if (items_cache_gone) return nullptr;
+    thread_local ItemsCache cache;
+    return &cache;
+  }
+};
+
+void Graph::append_items(Node* n, Node* const* first, std::size_t count) {
+  std::vector<Node*>& items = n->items;
+  if (items.empty() && items.capacity() < count) {
+    const int bucket = static_cast<int>(std::bit_width(count - 1));  // ceil(log2(count))
+    if (bucket < ItemsCache::kBuckets) {
+      ItemsCache* cache = ItemsCacheAccess::get();
+      if (cache != nullptr && cache->count[bucket] > 0) {
+        items = std::move(cache->slots[bucket][--cache->count[bucket]]);
+      } else {
+        std::vector<Node*> fresh;
+        fresh.reserve(std::size_t{1} << bucket);
+        items = std::move(fresh);
+      }
+    }
+  }
+  items.insert(items.end(), first, first + count);
+}
+
+void Graph::destroy() noexcept {
+  ItemsCache* cache = size_ > 0 ? ItemsCacheAccess::get() : nullptr;
+  for (std::size_t i = 0; i < size_; ++i) {
+    Node& n = node(i);
+    const std::size_t capacity = n.items.capacity();
+    if (cache != nullptr && capacity != 0 && std::has_single_bit(capacity)) {
+      const int bucket = std::countr_zero(capacity);
+      if (bucket < ItemsCache::kBuckets && cache->count[bucket] < ItemsCache::keep(bucket)) {
+        n.items.clear();
+        cache->slots[bucket][cache->count[bucket]++] = std::move(n.items);
+      }
+    }
+    n.~Node();
+  }
+  size_ = 0;
 }
 
 Node* Graph::none() { return make(Kind::None); }

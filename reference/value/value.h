@@ -110,8 +110,25 @@ struct Node {
   // Int: true when the value does not fit in `small`; then `payload()` holds
   // the minimal two's-complement little-endian bytes (pickle's LONG1 form).
   bool big = false;
+
+ private:
+  bool borrowed_ = false;
+
+ public:
   std::int64_t small = 0;
   double f = 0.0;  // Float
+
+ private:
+  // Hot fields first: kind, small, f, the payload view and the items fill
+  // the node's first 64 bytes, the one cache line most saves and loads touch.
+  std::string_view view_;
+
+ public:
+  // List, Tuple, Set, FrozenSet: the items in order. Dict: key0, value0,
+  // key1, value1, ... in insertion order. PersId: one item, the pid.
+  // Module: empty, or one Global naming its types.ModuleType subclass (used
+  // to materialize it; pickle carries only the import name).
+  std::vector<Node*> items;
 
   // Str: UTF-8 with lone surrogates encoded as 3-byte sequences (Python's
   // "surrogatepass"), exactly the bytes pickle writes. Bytes, ByteArray,
@@ -140,20 +157,12 @@ struct Node {
 
   std::string name;  // Global: the qualified name. Module: the import name.
 
-  // List, Tuple, Set, FrozenSet: the items in order. Dict: key0, value0,
-  // key1, value1, ... in insertion order. PersId: one item, the pid.
-  // Module: empty, or one Global naming its types.ModuleType subclass (used
-  // to materialize it; pickle carries only the import name).
-  std::vector<Node*> items;
-
   std::unique_ptr<ObjectParts> obj;     // Object only
   std::unique_ptr<ArrayParts> array;    // NDArray and Tensor only
   std::shared_ptr<device::Buffer> device;  // DeviceBuffer only
 
  private:
   std::string owned_;
-  std::string_view view_;
-  bool borrowed_ = false;
 };
 
 // Owns every node of one value. Destroying a Graph never recurses, however
@@ -231,6 +240,12 @@ class Graph {
   Node* module(std::string import_name, Node* subclass = nullptr);
   Node* device_buffer(std::shared_ptr<device::Buffer> buffer);
 
+  // Appends `count` items to container node `n`. A node with no items yet
+  // gets its array from the thread's recycled item arrays (see
+  // recycle_items), sized to the next power of two up to 256 items, rather
+  // than a fresh allocation: what the decoder uses for every container.
+  void append_items(Node* n, Node* const* first, std::size_t count);
+
   std::size_t size() const { return size_; }
   // Copies `bytes` into memory the graph owns and frees with its nodes; the
   // copy never moves. For payloads set with Node::set_graph_owned.
@@ -258,10 +273,10 @@ class Graph {
   // allocate and free a 5 KiB chunk every time.
   void recycle_chunks() noexcept;
   struct ChunkCacheAccess;
-  void destroy() noexcept {
-    for (std::size_t i = 0; i < size_; ++i) node(i).~Node();
-    size_ = 0;
-  }
+  // Destroys the nodes, handing their item arrays to the thread's cache of
+  // them (append_items takes from it).
+  void destroy() noexcept;
+  struct ItemsCacheAccess;
 
   // Payload bytes: blocks of at least kArenaBlock bytes, filled in order; a
   // payload larger than a block gets a block of its own.
