@@ -676,6 +676,43 @@ TEST(GraphMemory, ReusedChunksStartClean) {
   }
 }
 
+TEST(GraphMemory, RecycledItemArraysAreReusedAndStartEmpty) {
+  const Node* const* first_array = nullptr;
+  {
+    Graph g;
+    std::vector<Node*> items;
+    for (int i = 0; i < 20; ++i) items.push_back(g.integer(i));
+    Node* d = g.make(Kind::List);
+    g.append_items(d, items.data(), items.size());
+    ASSERT_EQ(d->items.size(), 20u);
+    EXPECT_EQ(d->items.capacity(), 32u);  // rounded up to a power of two
+    first_array = d->items.data();
+  }
+  // The next container of up to 32 items on this thread takes that array
+  // back, empty, and holds exactly what it is given.
+  Graph g;
+  Node* a = g.integer(7);
+  Node* b = g.str_copy("b");
+  Node* pair[] = {a, b, a};
+  Node* t = g.make(Kind::Tuple);
+  g.append_items(t, pair, 3);  // 3 items: a bucket of its own
+  Node* l = g.make(Kind::List);
+  std::vector<Node*> many(25, b);
+  g.append_items(l, many.data(), many.size());
+  EXPECT_EQ(l->items.data(), first_array);
+  ASSERT_EQ(l->items.size(), 25u);
+  for (const Node* item : l->items) EXPECT_EQ(item, b);
+  ASSERT_EQ(t->items.size(), 3u);
+  EXPECT_EQ(t->items[0], a);
+  EXPECT_EQ(t->items[1], b);
+  EXPECT_EQ(t->items[2], a);
+  // A second batch appends after the first, growing as a vector does.
+  g.append_items(l, pair, 3);
+  ASSERT_EQ(l->items.size(), 28u);
+  EXPECT_EQ(l->items[25], a);
+  EXPECT_EQ(l->items[27], a);
+}
+
 TEST(GraphMemory, PayloadsSurviveAMoveAndGraphsCrossThreads) {
   Graph moved;
   std::thread maker([&moved] {
