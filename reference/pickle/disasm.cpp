@@ -94,11 +94,6 @@ std::string bytes_repr(std::string_view data, std::string_view prefix = "b") {
   return cut(std::move(out), data.size());
 }
 
-bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
 bool is_decimal(std::string_view s, bool allow_sign) {
   if (allow_sign && !s.empty() && (s.front() == '+' || s.front() == '-')) s.remove_prefix(1);
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });

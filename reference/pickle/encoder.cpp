@@ -165,13 +165,6 @@ std::string latin1_to_utf8(std::string_view data) {
   return s;
 }
 
-bool is_ascii(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
-}
-
 // Decimal text of an int node; "" with `too_long` set when CPython would
 // refuse the conversion.
 std::string int_decimal(const Node* n, bool& too_long) {

@@ -3,11 +3,40 @@
 // UNICODE) and the repr-style escapes of STRING.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace serialcheck::pickle {
+
+// True when every byte of `s` is below 0x80: eight bytes at a time, the
+// last (or only) word read overlapping the one before it, so a short str
+// costs a few loads and no loop over its bytes.
+[[gnu::always_inline]] inline bool is_ascii(std::string_view s) {
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  if (n >= 8) {
+    std::uint64_t acc = 0;
+    std::uint64_t w;
+    for (std::size_t i = 0; i + 8 <= n; i += 8) {
+      std::memcpy(&w, p + i, 8);
+      acc |= w;
+    }
+    std::memcpy(&w, p + n - 8, 8);
+    return ((acc | w) & 0x8080808080808080ull) == 0;
+  }
+  if (n >= 4) {
+    std::uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    return ((a | b) & 0x80808080u) == 0;
+  }
+  unsigned acc = 0;
+  for (std::size_t i = 0; i < n; ++i) acc |= static_cast<unsigned char>(p[i]);
+  return acc < 0x80;
+}
 
 // True when `s` is well-formed UTF-8 except that lone surrogates
 // (U+D800..U+DFFF encoded as 3 bytes) are allowed, as Python's
