@@ -86,11 +86,6 @@ constexpr std::size_t kSparseMemoEntryCost = 48;
 // Characters of a persistent id shown in a policy error.
 constexpr std::size_t kDescribeChars = 80;
 
-bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
 // Strict UTF-8 (no lone surrogates), as GLOBAL's module and name lines are
 // decoded by CPython.
 bool valid_utf8_strict(std::string_view s) {
@@ -179,6 +174,17 @@ class Memo {
       it->second = node;
     }
     return cost;
+  }
+
+  // put() of the next key in order when that needs no allocation (the
+  // commonest MEMOIZE); false, having done nothing, otherwise.
+  [[gnu::always_inline]] bool put_next_in_place(Node* node) {
+    if (!sparse_.empty() || dense_.size() != count_ || dense_.size() == dense_.capacity()) {
+      return false;
+    }
+    dense_.push_back(node);
+    ++count_;
+    return true;
   }
 
   std::size_t size() const { return count_; }
@@ -381,7 +387,7 @@ class Decoder {
   }
   Node* decimal_int(std::string_view text);
   Node* str_utf8(std::string_view utf8) {
-    if (!valid_utf8_surrogatepass(utf8)) {
+    if (!is_ascii(utf8) && !valid_utf8_surrogatepass(utf8)) {
       fail(ErrorKind::BadValue,
            fmt::format("{} argument is not valid UTF-8: '{}'", op_name(), printable(utf8)));
     }
@@ -553,6 +559,7 @@ class Decoder {
   void op_append(Node* list, Node* const* first, std::size_t count);
   void op_setitems(Node* dict, Node* const* first, std::size_t count);
   void op_pop();
+  [[noreturn, gnu::noinline, gnu::cold]] void refuse_opcode(std::uint8_t code);
   void op_memo_put(std::uint64_t key);
   void op_memo_get(std::uint64_t key);
   std::uint64_t memo_key_text();
@@ -565,6 +572,9 @@ class Decoder {
   Graph& graph_;
   const DecodeOptions& options_;
   int max_protocol_;
+  // kOpcodeReadable's row for max_protocol_.
+  const std::array<std::uint8_t, 256>& readable_ =
+      kOpcodeReadable[static_cast<std::size_t>(max_protocol_)];
   std::size_t budget_ = 0;
   std::size_t allocated_ = 0;
 
@@ -1074,12 +1084,28 @@ inline void Decoder::step(std::uint8_t code) {
       break;
     }
     case Op::GET: op_memo_get(memo_key_text()); break;
-    case Op::BINGET: op_memo_get(read(1)[0]); break;
+    case Op::BINGET: {
+      const std::uint8_t key = read(1)[0];
+      if (Node* n = memo_.get(key); n != nullptr) {
+        push(n);
+      } else {
+        op_memo_get(key);
+      }
+      break;
+    }
     case Op::LONG_BINGET: op_memo_get(read_uint(4)); break;
     case Op::PUT: op_memo_put(memo_key_text()); break;
     case Op::BINPUT: op_memo_put(read(1)[0]); break;
     case Op::LONG_BINPUT: op_memo_put(read_uint(4)); break;
-    case Op::MEMOIZE: op_memo_put(memo_.size()); break;
+    case Op::MEMOIZE:
+      // The next key, with room for it: nothing to charge, and its key is
+      // below the limit when the memo's size is.
+      if (stack_.size() > fence() && memo_.size() < options_.limits.max_memo &&
+          memo_.put_next_in_place(stack_.back())) {
+        break;
+      }
+      op_memo_put(memo_.size());
+      break;
     case Op::PROTO: op_proto(); break;
     case Op::FRAME: op_frame(); break;
     case Op::EXT1: op_ext(static_cast<std::int64_t>(read_uint(1))); break;
@@ -1107,9 +1133,23 @@ inline void Decoder::step(std::uint8_t code) {
   last_reduce_ = reduced;
 }
 
+void Decoder::refuse_opcode(std::uint8_t code) {
+  const std::uint8_t proto = kOpcodeProtocol[code];
+  if (proto == kNoOpcode) {
+    fail(ErrorKind::UnknownOpcode, fmt::format("invalid load key, '\\x{:02x}'", code));
+  }
+  // An older loader does not know the newer opcodes (PROTO aside, which it
+  // must read to name the protocol it refuses).
+  code_ = code;
+  in_.set_op_code(code);
+  fail(ErrorKind::UnknownOpcode,
+       fmt::format("{} is a protocol {} opcode; this loader reads up to protocol {}",
+                   op_name_view(), proto, max_protocol_));
+}
+
 DecodeResult Decoder::run() {
   while (!stopped_) {
-    in_.start_op();
+    in_.start_coded_op();
     code_ = -1;
     if (in_.at_end()) {
       fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
@@ -1118,19 +1158,9 @@ DecodeResult Decoder::run() {
     ++steps_;
     // One byte of table per opcode here; its row (name) is read only for
     // a message.
-    const std::uint8_t proto = kOpcodeProtocol[code];
-    if (proto == kNoOpcode) {
-      fail(ErrorKind::UnknownOpcode, fmt::format("invalid load key, '\\x{:02x}'", code));
-    }
+    if (readable_[code] == 0) [[unlikely]] refuse_opcode(code);
     code_ = code;
     in_.set_op_code(code);
-    // An older loader does not know the newer opcodes (PROTO aside, which it
-    // must read to name the protocol it refuses).
-    if (proto > max_protocol_ && code != static_cast<std::uint8_t>(Op::PROTO)) {
-      fail(ErrorKind::UnknownOpcode,
-           fmt::format("{} is a protocol {} opcode; this loader reads up to protocol {}",
-                       op_name_view(), proto, max_protocol_));
-    }
     step(code);
   }
   graph_.root = result_;

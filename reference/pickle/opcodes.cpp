@@ -133,6 +133,17 @@ constexpr std::array<std::uint8_t, 256> kOpcodeProtocol = [] {
   return protocol;
 }();
 
+constexpr std::array<std::array<std::uint8_t, 256>, kHighestProtocol + 1> kOpcodeReadable = [] {
+  std::array<std::array<std::uint8_t, 256>, kHighestProtocol + 1> readable{};
+  for (int max = 0; max <= kHighestProtocol; ++max) {
+    for (const OpInfo& info : kOpcodes) {
+      const bool runs = info.proto <= max || info.op == Op::PROTO;
+      readable[static_cast<std::size_t>(max)][static_cast<std::uint8_t>(info.op)] = runs ? 1 : 0;
+    }
+  }
+  return readable;
+}();
+
 std::span<const OpInfo> opcode_table() {
   return kOpcodes;
 }

@@ -135,6 +135,13 @@ inline const OpInfo* find_opcode(std::uint8_t byte) {
 }
 
 constexpr int kHighestProtocol = 5;
+
+// kOpcodeReadable[p][byte]: 1 when a loader of protocols up to p runs the
+// opcode with that byte (a known opcode of protocol p or older, or PROTO,
+// which it must read to name the protocol it refuses), else 0. One load
+// answers both of the loader's per-opcode checks.
+extern const std::array<std::array<std::uint8_t, 256>, kHighestProtocol + 1> kOpcodeReadable;
+
 constexpr std::size_t kBatchSize = 1000;        // APPENDS/SETITEMS/ADDITEMS
 constexpr std::size_t kFrameSizeTarget = 64 * 1024;
 constexpr std::size_t kFrameSizeMin = 4;

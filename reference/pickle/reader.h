@@ -29,6 +29,12 @@ class OpReader {
     name_ = "opcode";
     code_ = -1;
   }
+  // start_op() for a reader whose opcodes are only ever named by their byte
+  // (set_op_code, never set_op_name): the name is left as it is.
+  void start_coded_op() {
+    start_ = pos_;
+    code_ = -1;
+  }
   // The opcode's name, for messages, once its byte is known.
   void set_op_name(std::string_view name) { name_ = name; }
   // The same by the opcode's byte (a known opcode): the name is looked up

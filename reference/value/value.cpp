@@ -137,7 +137,7 @@ void Graph::destroy() noexcept {
   for (std::size_t i = 0; i < size_; ++i) {
     Node& n = node(i);
     const std::size_t capacity = n.items.capacity();
-    if (cache != nullptr && capacity != 0 && std::has_single_bit(capacity)) {
+    if (cache != nullptr && capacity != 0 && (capacity & (capacity - 1)) == 0) {
       const int bucket = std::countr_zero(capacity);
       if (bucket < ItemsCache::kBuckets && cache->count[bucket] < ItemsCache::keep(bucket)) {
         n.items.clear();
