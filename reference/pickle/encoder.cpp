@@ -49,7 +49,6 @@ namespace serialcheck::pickle {
 namespace {
 
 constexpr std::size_t kFrameHeaderSize = 9;
-constexpr std::size_t kNoFrame = static_cast<std::size_t>(-1);
 // A memo index. The memo of one pickle never reaches 2**32 - 1 entries (each
 // is a node of at least 100 bytes); memo_put_op() fails rather than wrap.
 using MemoId = std::uint32_t;
@@ -403,25 +402,25 @@ class Encoder {
     // The result: the buffer, with the large payloads set aside by
     // write_payload() copied in at their places (their only copy).
     out_.clear();
-    out_.reserve(len_ + deferred_bytes_);
+    out_.reserve(len() + deferred_bytes_);
     std::size_t from = 0;
     for (const Deferred& d : deferred_) {
-      out_.append(buf_.get() + from, d.at - from);
+      out_.append(buf_ + from, d.at - from);
       out_.append(d.data);
       from = d.at;
     }
-    out_.append(buf_.get() + from, len_ - from);
+    out_.append(buf_ + from, len() - from);
   }
 
  private:
   // ---- errors -------------------------------------------------------------
   [[noreturn, gnu::noinline, gnu::cold]] void fail(std::string message) {
-    throw PickleError(ErrorKind::Unpicklable, len_ + deferred_bytes_, std::move(message));
+    throw PickleError(ErrorKind::Unpicklable, len() + deferred_bytes_, std::move(message));
   }
 
   void enter() {
     if (++depth_ > options_.max_depth) {
-      throw PickleError(ErrorKind::LimitExceeded, len_ + deferred_bytes_,
+      throw PickleError(ErrorKind::LimitExceeded, len() + deferred_bytes_,
                         "nesting deeper than max_depth " + std::to_string(options_.max_depth));
     }
   }
@@ -447,58 +446,67 @@ class Encoder {
   }
 
   // ---- output and framing (_Pickler_Write and friends) ----------------------
-  // The pickle is built in a malloc'd buffer (len_ of cap_ bytes used): a
-  // byte written is a store, growing neither zero-fills (as resizing a
-  // std::string would) nor, for large buffers, copies (realloc remaps). run()
-  // copies the result into the std::string once.
-  [[gnu::always_inline]] void reserve(std::size_t n) {
-    if (cap_ - len_ < n) grow(std::max(cap_ * 2, len_ + n));
+  // The pickle is built in a malloc'd buffer (the thread's, kept between
+  // calls): bytes [buf_, cur_) are written, up to end_. A byte written is a
+  // store; growing neither zero-fills (as resizing a std::string would) nor,
+  // for large buffers, copies (realloc remaps). run() copies the result into
+  // the std::string once.
+  //
+  // Opcodes and short arguments are written as one unaligned 8-byte store
+  // (store_word) of which only the first bytes count; the buffer keeps 8
+  // bytes of room for that. Such a store has the type of a 64-bit integer,
+  // so unlike a char store it cannot alias the encoder's pointers and flags:
+  // the compiler keeps them in registers across a run of opcodes.
+  typedef std::uint64_t UnalignedWord __attribute__((aligned(1)));
+  static_assert(std::endian::native == std::endian::little, "store_word stores little-endian words");
+  [[gnu::always_inline]] static void store_word(char* at, std::uint64_t word) {
+    *reinterpret_cast<UnalignedWord*>(at) = word;
   }
-  [[gnu::noinline]] void grow(std::size_t capacity) {
-    void* p = std::realloc(buf_.get(), capacity);
+
+  std::size_t len() const { return static_cast<std::size_t>(cur_ - buf_); }
+  [[gnu::always_inline]] void reserve(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - cur_) < n) grow(n);
+  }
+  [[gnu::noinline]] void grow(std::size_t n) {
+    const std::size_t used = len();
+    const std::size_t capacity = std::max(2 * static_cast<std::size_t>(end_ - buf_), used + n);
+    const std::size_t frame_at = frame_ == nullptr ? 0 : static_cast<std::size_t>(frame_ - buf_);
+    void* p = std::realloc(buf_, capacity);
     if (p == nullptr) throw std::bad_alloc();
-    buf_.release();
-    buf_.reset(static_cast<char*>(p));
-    cap_ = capacity;
+    (*scratch_).buf.release();
+    (*scratch_).buf.reset(static_cast<char*>(p));
+    (*scratch_).cap = capacity;
+    buf_ = static_cast<char*>(p);
+    cur_ = buf_ + used;
+    end_ = buf_ + capacity;
+    if (frame_ != nullptr) frame_ = buf_ + frame_at;
   }
   [[gnu::always_inline]] void open_frame_if_needed() {
-    if (framing_ && frame_start_ == kNoFrame) {
+    if (framing_ && frame_ == nullptr) {
       reserve(kFrameHeaderSize);
-      frame_start_ = len_;
-      len_ += kFrameHeaderSize;
+      frame_ = cur_;
+      cur_ += kFrameHeaderSize;
     }
   }
-  [[gnu::always_inline]] void put(char c) {
-    open_frame_if_needed();
-    reserve(1);
-    buf_.get()[len_++] = c;
-  }
-  // Writes the low `n` (at most 8) bytes of `word`, first byte lowest: one
-  // 8-byte store into the buffer (which always has 8 bytes of room for it).
+  [[gnu::always_inline]] void put(char c) { put_word(static_cast<std::uint8_t>(c), 1); }
+  // Writes the low `n` (at most 8) bytes of `word`, first byte lowest.
   [[gnu::always_inline]] void put_word(std::uint64_t word, std::size_t n) {
-    static_assert(std::endian::native == std::endian::little, "put_word stores little-endian words");
     open_frame_if_needed();
     reserve(8);
-    std::memcpy(buf_.get() + len_, &word, 8);
-    len_ += n;
+    store_word(cur_, word);
+    cur_ += n;
   }
   [[gnu::always_inline]] void write(std::string_view s) {
     open_frame_if_needed();
     reserve(s.size());
-    char* dst = buf_.get() + len_;
-    if (s.size() <= 16) {
-      for (char c : s) *dst++ = c;  // short opcodes: no call into memcpy
-    } else {
-      std::memcpy(dst, s.data(), s.size());
-    }
-    len_ += s.size();
+    if (!s.empty()) std::memcpy(cur_, s.data(), s.size());
+    cur_ += s.size();
   }
   void put_le(std::uint64_t v, int n) {
     open_frame_if_needed();
     reserve(static_cast<std::size_t>(n));
-    char* dst = buf_.get() + len_;
-    for (int i = 0; i < n; ++i) dst[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-    len_ += static_cast<std::size_t>(n);
+    for (int i = 0; i < n; ++i) cur_[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    cur_ += n;
   }
   void put_decimal(std::int64_t v) {
     char buf[24];
@@ -507,25 +515,25 @@ class Encoder {
   }
 
   [[gnu::noinline]] void commit_frame() {
-    if (!framing_ || frame_start_ == kNoFrame) return;
-    std::size_t len = len_ - frame_start_ - kFrameHeaderSize;
+    if (!framing_ || frame_ == nullptr) return;
+    const std::size_t len = static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize;
     if (len >= kFrameSizeMin) {
-      buf_.get()[frame_start_] = op(Op::FRAME);
+      frame_[0] = op(Op::FRAME);
       for (std::size_t i = 0; i < 8; ++i) {
-        buf_.get()[frame_start_ + 1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
+        frame_[1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
       }
     } else {
-      char* start = buf_.get() + frame_start_;
-      std::memmove(start, start + kFrameHeaderSize, len);
-      len_ -= kFrameHeaderSize;
+      std::memmove(frame_, frame_ + kFrameHeaderSize, len);
+      cur_ -= kFrameHeaderSize;
     }
-    frame_start_ = kNoFrame;
+    frame_ = nullptr;
   }
 
   // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
+  // A frame is open only while framing.
   [[gnu::always_inline]] void boundary() {
-    if (framing_ && frame_start_ != kNoFrame &&
-        len_ - frame_start_ - kFrameHeaderSize >= kFrameSizeTarget) {
+    if (frame_ != nullptr &&
+        static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize >= kFrameSizeTarget) {
       commit_frame();
     }
   }
@@ -541,20 +549,19 @@ class Encoder {
       framing_ = false;
       write(header);
       if (stable) {
-        deferred_.push_back(Deferred{len_, data});
+        deferred_.push_back(Deferred{len(), data});
         deferred_bytes_ += data.size();
       } else {
         write(data);
       }
       framing_ = framing;
     } else {
-      // One reservation for both; a short header is stored byte by byte.
+      // One reservation for both.
       open_frame_if_needed();
       reserve(header.size() + data.size());
-      char* dst = buf_.get() + len_;
-      for (char c : header) *dst++ = c;
-      if (!data.empty()) std::memcpy(dst, data.data(), data.size());
-      len_ += header.size() + data.size();
+      std::memcpy(cur_, header.data(), header.size());
+      if (!data.empty()) std::memcpy(cur_ + header.size(), data.data(), data.size());
+      cur_ += header.size() + data.size();
     }
   }
 
@@ -576,7 +583,7 @@ class Encoder {
     return idx;
   }
   [[noreturn, gnu::noinline, gnu::cold]] void memo_full() {
-    throw PickleError(ErrorKind::LimitExceeded, len_ + deferred_bytes_,
+    throw PickleError(ErrorKind::LimitExceeded, len() + deferred_bytes_,
                       "more than 4294967294 memoized objects in one pickle");
   }
 
@@ -1263,13 +1270,13 @@ class Encoder {
       // the text, MEMOIZE.
       if (memo_size_ == kNoMemo - 1) [[unlikely]] memo_full();
       open_frame_if_needed();
-      reserve(utf8.size() + 3);
-      char* dst = buf_.get() + len_;
-      dst[0] = op(Op::SHORT_BINUNICODE);
-      dst[1] = static_cast<char>(utf8.size());
+      reserve(utf8.size() + 8);
+      char* dst = cur_;
+      store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) |
+                          std::uint64_t{utf8.size()} << 8);
       if (!utf8.empty()) std::memcpy(dst + 2, utf8.data(), utf8.size());
       dst[2 + utf8.size()] = op(Op::MEMOIZE);
-      len_ += utf8.size() + 3;
+      cur_ += utf8.size() + 3;
       *slot = memo_size_++;
       return;
     }
@@ -1736,9 +1743,10 @@ class Encoder {
   const EncodeOptions& options_;
   std::string& out_;
   Pooled<Scratch> scratch_;
-  std::unique_ptr<char, Scratch::Free>& buf_ = (*scratch_).buf;
-  std::size_t& cap_ = (*scratch_).cap;
-  std::size_t len_ = 0;
+  // The output buffer (owned by the scratch), see reserve().
+  char* buf_ = (*scratch_).buf.get();
+  char* cur_ = buf_;
+  char* end_ = buf_ + (*scratch_).cap;
   // Payloads written by reference: `data` belongs at buffer offset `at`.
   struct Deferred {
     std::size_t at;
@@ -1750,7 +1758,7 @@ class Encoder {
   const int proto_;
   const bool bin_;
   bool framing_ = false;
-  std::size_t frame_start_ = kNoFrame;
+  char* frame_ = nullptr;  // the open frame's header; nullptr when none
   std::size_t depth_ = 0;
   MemoId memo_size_ = 0;
   PodStack<Task>& stack_ = (*scratch_).tasks;
