@@ -149,20 +149,6 @@ void Graph::destroy() noexcept {
   size_ = 0;
 }
 
-Node* Graph::none() { return make(Kind::None); }
-
-Node* Graph::boolean(bool v) {
-  Node* n = make(Kind::Bool);
-  n->flag = v;
-  return n;
-}
-
-Node* Graph::integer(std::int64_t v) {
-  Node* n = make(Kind::Int);
-  n->small = v;
-  return n;
-}
-
 Node* Graph::integer_le(std::string_view twos_le) {
   Node* n = make(Kind::Int);
   std::string minimal = minimal_twos_le(twos_le);
@@ -176,27 +162,9 @@ Node* Graph::integer_le(std::string_view twos_le) {
   return n;
 }
 
-Node* Graph::floating(double v) {
-  Node* n = make(Kind::Float);
-  n->f = v;
-  return n;
-}
-
 Node* Graph::str(std::string s) {
   Node* n = make(Kind::Str);
   n->set_owned(std::move(s));
-  return n;
-}
-
-Node* Graph::str_copy(std::string_view s) {
-  Node* n = make(Kind::Str);
-  n->set_graph_owned(arena_.copy(s));
-  return n;
-}
-
-Node* Graph::bytes_copy(std::string_view data) {
-  Node* n = make(Kind::Bytes);
-  n->set_graph_owned(arena_.copy(data));
   return n;
 }
 

@@ -210,19 +210,39 @@ class Graph {
     return n;
   }
 
-  Node* none();
-  Node* boolean(bool v);
-  Node* integer(std::int64_t v);
+  Node* none() { return make(Kind::None); }
+  Node* boolean(bool v) {
+    Node* n = make(Kind::Bool);
+    n->flag = v;
+    return n;
+  }
+  Node* integer(std::int64_t v) {
+    Node* n = make(Kind::Int);
+    n->small = v;
+    return n;
+  }
   // From minimal-or-not two's-complement little-endian bytes; normalizes to
   // `small` when the value fits in int64.
   Node* integer_le(std::string_view twos_le);
-  Node* floating(double v);
+  Node* floating(double v) {
+    Node* n = make(Kind::Float);
+    n->f = v;
+    return n;
+  }
   Node* str(std::string utf8_surrogatepass);
   Node* bytes(std::string data);
   // The same, with the bytes copied into the graph's payload arena (one
   // bump allocation instead of a heap string per node; what the decoder uses).
-  Node* str_copy(std::string_view utf8_surrogatepass);
-  Node* bytes_copy(std::string_view data);
+  Node* str_copy(std::string_view utf8_surrogatepass) {
+    Node* n = make(Kind::Str);
+    n->set_graph_owned(arena_.copy(utf8_surrogatepass));
+    return n;
+  }
+  Node* bytes_copy(std::string_view data) {
+    Node* n = make(Kind::Bytes);
+    n->set_graph_owned(arena_.copy(data));
+    return n;
+  }
   Node* bytearray(std::string data);
   Node* list(std::vector<Node*> items = {});
   Node* tuple(std::vector<Node*> items = {});
