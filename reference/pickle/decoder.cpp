@@ -277,13 +277,14 @@ class Decoder {
 
   // ---- memory --------------------------------------------------------------
   // A refused charge is not counted: nothing was allocated for it.
-  void charge(std::size_t bytes) {
-    if (bytes > budget_ - allocated_) {
-      fail(ErrorKind::LimitExceeded,
-           fmt::format("decoding would allocate more than {} bytes for {} input bytes", budget_,
-                       size_));
-    }
+  [[gnu::always_inline]] void charge(std::size_t bytes) {
+    if (bytes > budget_ - allocated_) [[unlikely]] over_budget();
     allocated_ += bytes;
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void over_budget() const {
+    fail(ErrorKind::LimitExceeded,
+         fmt::format("decoding would allocate more than {} bytes for {} input bytes", budget_,
+                     size_));
   }
   void charge_node(std::size_t payload = 0, std::size_t items = 0) {
     charge(kNodeCost + payload + items * sizeof(Node*));
@@ -458,10 +459,8 @@ class Decoder {
          fmt::format("{} carries persistent id {}, and the allowlist allows no persistent ids",
                      op_name(), describe_value(pid, kDescribeChars)));
   }
-  std::string_view op_name_view() const {
-    const OpInfo* info = code_ >= 0 ? find_opcode(static_cast<std::uint8_t>(code_)) : nullptr;
-    return info != nullptr ? info->name : "opcode";
-  }
+  // The reader knows the opcode being run (by its byte, once read).
+  std::string_view op_name_view() const { return in_.op_name(); }
   // A name the decoder itself supplies (copyreg's helpers): never remapped.
   Node* internal_global(std::string_view module, std::string_view name) {
     return interned_global(std::string(module), std::string(name));
@@ -584,7 +583,6 @@ class Decoder {
   std::size_t moved_ = 0;       // items taken off the stack into new containers
   std::size_t extra_work_ = 0;  // big-int conversion, policy lookups
   std::size_t max_stack_ = 0;
-  int code_ = -1;  // the opcode being run, once known to be one
   int proto_ = 0;
   bool stopped_ = false;
   bool called_ = false;  // a call opcode ran: there may be domain forms to raise
@@ -942,17 +940,20 @@ inline void Decoder::step(std::uint8_t code) {
     }
     case Op::EMPTY_LIST:
       charge_node();
-      push(graph_.list());
+      push(graph_.make(Kind::List));  // empty: items come later
       break;
     case Op::EMPTY_DICT:
       charge_node();
-      push(graph_.dict());
+      push(graph_.make(Kind::Dict));  // empty: items come later
       break;
     case Op::EMPTY_SET:
       charge_node();
-      push(graph_.set());
+      push(graph_.make(Kind::Set));  // empty: items come later
       break;
-    case Op::EMPTY_TUPLE: push(tuple({})); break;
+    case Op::EMPTY_TUPLE:
+      charge_node();
+      push(graph_.make(Kind::Tuple));
+      break;
     case Op::APPEND: {
       Node* value = pop();
       op_append(top(), &value, 1);
@@ -1140,7 +1141,6 @@ void Decoder::refuse_opcode(std::uint8_t code) {
   }
   // An older loader does not know the newer opcodes (PROTO aside, which it
   // must read to name the protocol it refuses).
-  code_ = code;
   in_.set_op_code(code);
   fail(ErrorKind::UnknownOpcode,
        fmt::format("{} is a protocol {} opcode; this loader reads up to protocol {}",
@@ -1150,7 +1150,6 @@ void Decoder::refuse_opcode(std::uint8_t code) {
 DecodeResult Decoder::run() {
   while (!stopped_) {
     in_.start_coded_op();
-    code_ = -1;
     if (in_.at_end()) {
       fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
     }
@@ -1159,7 +1158,6 @@ DecodeResult Decoder::run() {
     // One byte of table per opcode here; its row (name) is read only for
     // a message.
     if (readable_[code] == 0) [[unlikely]] refuse_opcode(code);
-    code_ = code;
     in_.set_op_code(code);
     step(code);
   }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -84,11 +85,26 @@ class OpReader {
     return p;
   }
 
-  // Little-endian unsigned integer of n <= 8 bytes.
-  std::uint64_t read_uint(std::size_t n) {
+  // Little-endian unsigned integer of n <= 8 bytes. The sizes opcodes use
+  // (1, 2, 4, 8) are one load each once n is known at the call.
+  [[gnu::always_inline]] std::uint64_t read_uint(std::size_t n) {
+    static_assert(std::endian::native == std::endian::little, "read_uint loads little-endian");
     const std::uint8_t* p = read(n);
+    switch (n) {
+      case 1: return p[0];
+      case 2: return load<std::uint16_t>(p);
+      case 4: return load<std::uint32_t>(p);
+      case 8: return load<std::uint64_t>(p);
+      default: break;
+    }
     std::uint64_t v = 0;
     for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+  }
+  template <class T>
+  static T load(const std::uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
     return v;
   }
 
