@@ -387,13 +387,14 @@ class Decoder {
     return graph_.integer_le(twos);
   }
   Node* decimal_int(std::string_view text);
-  Node* str_utf8(std::string_view utf8) {
-    if (!is_ascii(utf8) && !valid_utf8_surrogatepass(utf8)) {
-      fail(ErrorKind::BadValue,
-           fmt::format("{} argument is not valid UTF-8: '{}'", op_name(), printable(utf8)));
-    }
+  [[gnu::always_inline]] Node* str_utf8(std::string_view utf8) {
+    if (!is_ascii(utf8) && !valid_utf8_surrogatepass(utf8)) [[unlikely]] not_utf8(utf8);
     charge_node(utf8.size());
     return graph_.str_copy(utf8);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void not_utf8(std::string_view utf8) const {
+    fail(ErrorKind::BadValue,
+         fmt::format("{} argument is not valid UTF-8: '{}'", op_name(), printable(utf8)));
   }
   Node* py2_string(std::string_view bytes) {
     if (!is_ascii(bytes)) {

@@ -162,6 +162,7 @@ struct Node {
   std::shared_ptr<device::Buffer> device;  // DeviceBuffer only
 
  private:
+  friend class Graph;  // sets view_ of the nodes it makes with arena payloads
   std::string owned_;
 };
 
@@ -233,14 +234,15 @@ class Graph {
   Node* bytes(std::string data);
   // The same, with the bytes copied into the graph's payload arena (one
   // bump allocation instead of a heap string per node; what the decoder uses).
+  // (A new node owns nothing yet: its view is set, nothing to clear.)
   Node* str_copy(std::string_view utf8_surrogatepass) {
     Node* n = make(Kind::Str);
-    n->set_graph_owned(arena_.copy(utf8_surrogatepass));
+    n->view_ = arena_.copy(utf8_surrogatepass);
     return n;
   }
   Node* bytes_copy(std::string_view data) {
     Node* n = make(Kind::Bytes);
-    n->set_graph_owned(arena_.copy(data));
+    n->view_ = arena_.copy(data);
     return n;
   }
   Node* bytearray(std::string data);
@@ -324,12 +326,24 @@ class Graph {
       return *this;
     }
     std::string_view copy(std::string_view bytes) {
-      if (bytes.empty()) return {};
-      if (bytes.size() > static_cast<std::size_t>(end_ - next_)) return copy_slow(bytes);
+      const std::size_t n = bytes.size();
+      if (n == 0) return {};
+      if (n > static_cast<std::size_t>(end_ - next_)) return copy_slow(bytes);
       char* p = next_;
-      std::memcpy(p, bytes.data(), bytes.size());
-      next_ += bytes.size();
-      return {p, bytes.size()};
+      const char* src = bytes.data();
+      if (n >= 8 && n <= 16) {
+        // The commonest payloads (short str keys and values): two
+        // overlapping words, no call into memcpy.
+        std::uint64_t head, tail;
+        std::memcpy(&head, src, 8);
+        std::memcpy(&tail, src + n - 8, 8);
+        std::memcpy(p, &head, 8);
+        std::memcpy(p + n - 8, &tail, 8);
+      } else {
+        std::memcpy(p, src, n);
+      }
+      next_ += n;
+      return {p, n};
     }
 
    private:
