@@ -277,6 +277,7 @@ class Decoder {
 
   // ---- memory --------------------------------------------------------------
   // A refused charge is not counted: nothing was allocated for it.
+  bool affordable(std::size_t bytes) const { return bytes <= budget_ - allocated_; }
   [[gnu::always_inline]] void charge(std::size_t bytes) {
     if (bytes > budget_ - allocated_) [[unlikely]] over_budget();
     allocated_ += bytes;
@@ -553,6 +554,7 @@ class Decoder {
 
   // ---- opcodes ---------------------------------------------------------------
   [[gnu::always_inline]] inline void step(std::uint8_t code);
+  void run_simple();
   void op_proto();
   void op_frame();
   void op_build();
@@ -1148,8 +1150,108 @@ void Decoder::refuse_opcode(std::uint8_t code) {
                    op_name_view(), proto, max_protocol_));
 }
 
+// The commonest opcodes (small ints, None, short ASCII str, memo, MARK,
+// empty containers), run with the position and step count in locals and no
+// per-opcode bookkeeping for error messages. It stops *before* any opcode
+// that needs more than that: another opcode, the end of the frame or input,
+// an argument that is not all there, a str that is not ASCII, a memo miss, a
+// limit or the budget about to be reached. Such an opcode has changed
+// nothing yet, and the general loop runs it with every check and message.
+void Decoder::run_simple() {
+  const std::uint8_t* const data = in_.data();
+  const std::size_t limit = in_.read_limit();
+  const std::size_t start = in_.pos();
+  std::size_t pos = start;
+  std::size_t steps = 0;
+  while (pos < limit) {
+    const std::uint8_t code = data[pos];
+    if (readable_[code] == 0) break;
+    const std::size_t left = limit - pos;
+    switch (static_cast<Op>(code)) {
+      case Op::BININT1: {
+        if (left < 2) goto out;
+        const std::uint8_t v = data[pos + 1];
+        if ((small_ints_made_[v / 64] & (std::uint64_t{1} << (v % 64))) == 0 &&
+            !affordable(kNodeCost)) {
+          goto out;
+        }
+        push(small_int(v));
+        pos += 2;
+        break;
+      }
+      case Op::BININT2:
+        if (left < 3 || !affordable(kNodeCost)) goto out;
+        push(integer(OpReader::load<std::uint16_t>(data + pos + 1)));
+        pos += 3;
+        break;
+      case Op::BININT:
+        if (left < 5 || !affordable(kNodeCost)) goto out;
+        push(integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(data + pos + 1))));
+        pos += 5;
+        break;
+      case Op::NONE:
+        if (none_ == nullptr && !affordable(kNodeCost)) goto out;
+        push(none());
+        pos += 1;
+        break;
+      case Op::SHORT_BINUNICODE: {
+        if (left < 2) goto out;
+        const std::size_t n = data[pos + 1];
+        if (left - 2 < n || !affordable(kNodeCost + n)) goto out;
+        const std::string_view text(reinterpret_cast<const char*>(data + pos + 2), n);
+        if (!is_ascii(text)) goto out;
+        charge_node(n);
+        push(graph_.str_copy(text));
+        pos += 2 + n;
+        break;
+      }
+      case Op::MEMOIZE:
+        if (stack_.size() <= fence() || memo_.size() >= options_.limits.max_memo ||
+            !memo_.put_next_in_place(stack_.back())) {
+          goto out;
+        }
+        pos += 1;
+        break;
+      case Op::BINGET: {
+        if (left < 2) goto out;
+        Node* n = memo_.get(data[pos + 1]);
+        if (n == nullptr) goto out;
+        push(n);
+        pos += 2;
+        break;
+      }
+      case Op::MARK:
+        if (marks_.size() >= options_.limits.max_depth) goto out;
+        marks_.push_back(stack_.size());
+        pos += 1;
+        break;
+      case Op::EMPTY_LIST:
+      case Op::EMPTY_DICT:
+      case Op::EMPTY_TUPLE: {
+        if (!affordable(kNodeCost)) goto out;
+        charge_node();
+        const Kind kind = code == static_cast<std::uint8_t>(Op::EMPTY_LIST)   ? Kind::List
+                          : code == static_cast<std::uint8_t>(Op::EMPTY_DICT) ? Kind::Dict
+                                                                               : Kind::Tuple;
+        push(graph_.make(kind));
+        pos += 1;
+        break;
+      }
+      default: goto out;
+    }
+    ++steps;
+  }
+out:
+  if (steps != 0) {
+    in_.skip_to(pos);
+    steps_ += steps;
+    last_reduce_ = nullptr;  // none of these is a REDUCE
+  }
+}
+
 DecodeResult Decoder::run() {
   while (!stopped_) {
+    run_simple();
     in_.start_coded_op();
     if (in_.at_end()) {
       fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");

@@ -52,6 +52,12 @@ class OpReader {
     return name_;
   }
   bool at_end() const { return pos_ >= size_; }
+  // For a loop that reads opcodes itself (the decoder's run_simple): the
+  // input, how far reads from pos() may go (the current frame's end, or the
+  // input's), and where it stopped.
+  const std::uint8_t* data() const { return data_; }
+  std::size_t read_limit() const { return pos_ < frame_end_ ? frame_end_ : size_; }
+  void skip_to(std::size_t pos) { pos_ = pos; }
   bool in_frame() const { return pos_ < frame_end_; }
   std::size_t frame_end() const { return frame_end_; }
 

@@ -1269,6 +1269,87 @@ TEST(Decoder, MarkDepthLimit) {
   EXPECT_TRUE(decode_ok(std::string(8, '(') + "N.", g, options));
 }
 
+// The decoder runs the commonest opcodes in a fast loop that stops before
+// anything it does not handle; each of these lands on such a stop after a
+// run of fast opcodes, and must fail (or decode) exactly as the general loop
+// does, at the offset of the opcode concerned.
+TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
+  // BININT1 x3 then a BININT cut short: Truncated at the BININT (offset 7).
+  {
+    Failure f = decode_fail("\x80\x04(K\x01K\x02K\x03J\x01\x02"sv);
+    EXPECT_EQ(f.kind, ErrorKind::Truncated) << f.message;
+    EXPECT_EQ(f.offset, 9u) << f.message;
+  }
+  // A frame of 6 bytes (offsets 11-16) and a BININT at 14 whose argument
+  // starts inside it and runs past its end. (An argument that starts
+  // exactly at a frame's end is read from outside it, as CPython does.)
+  {
+    Failure f = decode_fail(
+        "\x80\x04\x95\x06\x00\x00\x00\x00\x00\x00\x00"
+        "(K\x01J\x01\x02\x03\x04l."sv);
+    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
+    EXPECT_EQ(f.offset, 14u) << f.message;
+    EXPECT_NE(f.message.find("frame"), std::string::npos) << f.message;
+  }
+  // Non-ASCII and invalid UTF-8 after ASCII strs: the first decodes, the
+  // second fails at its own SHORT_BINUNICODE.
+  {
+    Graph g;
+    const Node* root = decode_ok("\x80\x04(\x8c\x01"
+                                 "a\x8c\x02\xc3\xa9l."sv,
+                                 g);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->kind, Kind::List);
+    ASSERT_EQ(root->items.size(), 2u);
+    EXPECT_EQ(root->items[1]->payload(), "\xc3\xa9");
+    Failure f = decode_fail("\x80\x04(\x8c\x01"
+                            "a\x8c\x01\xffl."sv);
+    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
+    EXPECT_EQ(f.offset, 6u) << f.message;
+  }
+  // A memo miss after hits: MissingMemo at the second BINGET.
+  {
+    Failure f = decode_fail("\x80\x04N\x94h\x00h\x01."sv);
+    EXPECT_EQ(f.kind, ErrorKind::MissingMemo) << f.message;
+    EXPECT_EQ(f.offset, 6u) << f.message;
+  }
+  // A loader of protocols up to 3 refuses MEMOIZE after a run it can read.
+  {
+    DecodeOptions options;
+    options.max_protocol = 3;
+    Failure f = decode_fail("K\x01K\x02\x94."sv, options);
+    EXPECT_EQ(f.kind, ErrorKind::UnknownOpcode) << f.message;
+    EXPECT_EQ(f.offset, 4u) << f.message;
+  }
+  // The marks limit and the memo limit, reached inside a run.
+  {
+    DecodeOptions options;
+    options.limits.max_depth = 3;
+    Failure f = decode_fail("K\x01((((N."sv, options);
+    EXPECT_EQ(f.kind, ErrorKind::LimitExceeded) << f.message;
+    EXPECT_EQ(f.offset, 5u) << f.message;
+    options = {};
+    options.limits.max_memo = 2;
+    f = decode_fail("\x80\x04N\x94N\x94N\x94."sv, options);
+    EXPECT_EQ(f.kind, ErrorKind::LimitExceeded) << f.message;
+    EXPECT_EQ(f.offset, 7u) << f.message;
+  }
+  // The allocation budget, reached in a long run of BININTs: LimitExceeded
+  // at an opcode of the run, never a decode past the budget.
+  {
+    DecodeOptions options;
+    options.limits.alloc_per_input_byte = 1;
+    options.limits.alloc_constant = 0;
+    std::string s = "\x80\x04(";
+    for (int i = 0; i < 100; ++i) s += "J\x00\x01\x00\x00"s;
+    s += "l.";
+    Failure f = decode_fail(s, options);
+    EXPECT_EQ(f.kind, ErrorKind::LimitExceeded) << f.message;
+    EXPECT_GE(f.offset, 3u);
+    EXPECT_EQ((f.offset - 3) % 5, 0u) << "not at a BININT: " << f.offset;
+  }
+}
+
 TEST(Decoder, MemoLimits) {
   DecodeOptions options;
   options.limits.max_memo = 4;
