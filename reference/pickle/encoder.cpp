@@ -132,7 +132,8 @@ bool is_inline(Entry e) {
 
 // Index into a 257-slot singleton table: '' -> 256, one latin-1 character
 // (given as UTF-8) -> its code point; -1 otherwise.
-int latin1_singleton_slot(std::string_view utf8) {
+inline int latin1_singleton_slot(std::string_view utf8) {
+  if (utf8.size() > 2) return -1;  // the common case, decided first
   if (utf8.empty()) return 256;
   auto b0 = static_cast<unsigned char>(utf8[0]);
   if (utf8.size() == 1 && b0 < 0x80) return b0;
@@ -587,7 +588,14 @@ class Encoder {
                       "more than 4294967294 memoized objects in one pickle");
   }
 
-  void memo_get(MemoId idx) {
+  [[gnu::always_inline]] void memo_get(MemoId idx) {
+    if (bin_ && idx < 256) {
+      put_word(static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{idx} << 8, 2);
+    } else {
+      memo_get_long(idx);
+    }
+  }
+  [[gnu::noinline]] void memo_get_long(MemoId idx) {
     if (!bin_) {
       put(op(Op::GET));
       put_decimal(static_cast<std::int64_t>(idx));
@@ -1274,7 +1282,7 @@ class Encoder {
       char* dst = cur_;
       store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) |
                           std::uint64_t{utf8.size()} << 8);
-      if (!utf8.empty()) std::memcpy(dst + 2, utf8.data(), utf8.size());
+      copy_bytes(dst + 2, utf8.data(), utf8.size());
       dst[2 + utf8.size()] = op(Op::MEMOIZE);
       cur_ += utf8.size() + 3;
       *slot = memo_size_++;

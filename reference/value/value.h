@@ -62,6 +62,26 @@ inline bool is_atom(Kind k) {
 
 struct Node;
 
+// memcpy for payloads, with the commonest sizes (short str keys and values,
+// 4 to 16 bytes) copied as two overlapping words, without a call.
+[[gnu::always_inline]] inline void copy_bytes(char* dst, const char* src, std::size_t n) {
+  if (n >= 8 && n <= 16) {
+    std::uint64_t head, tail;
+    std::memcpy(&head, src, 8);
+    std::memcpy(&tail, src + n - 8, 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n >= 4 && n < 8) {
+    std::uint32_t head, tail;
+    std::memcpy(&head, src, 4);
+    std::memcpy(&tail, src + n - 4, 4);
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+  } else if (n != 0) {
+    std::memcpy(dst, src, n);
+  }
+}
+
 namespace device {
 class Buffer;  // reference/device/device.h
 }
@@ -330,18 +350,7 @@ class Graph {
       if (n == 0) return {};
       if (n > static_cast<std::size_t>(end_ - next_)) return copy_slow(bytes);
       char* p = next_;
-      const char* src = bytes.data();
-      if (n >= 8 && n <= 16) {
-        // The commonest payloads (short str keys and values): two
-        // overlapping words, no call into memcpy.
-        std::uint64_t head, tail;
-        std::memcpy(&head, src, 8);
-        std::memcpy(&tail, src + n - 8, 8);
-        std::memcpy(p, &head, 8);
-        std::memcpy(p + n - 8, &tail, 8);
-      } else {
-        std::memcpy(p, src, n);
-      }
+      copy_bytes(p, bytes.data(), n);
       next_ += n;
       return {p, n};
     }
