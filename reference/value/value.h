@@ -283,9 +283,9 @@ class Graph {
   Node* device_buffer(std::shared_ptr<device::Buffer> buffer);
 
   // Appends `count` items to container node `n`. A node with no items yet
-  // gets its array from the thread's recycled item arrays (see
-  // recycle_items), sized to the next power of two up to 256 items, rather
-  // than a fresh allocation: what the decoder uses for every container.
+  // gets its array from the thread's recycled item arrays (destroy() hands
+  // them back), sized to the next power of two up to 256 items, rather than
+  // a fresh allocation: what the decoder uses for every container.
   void append_items(Node* n, Node* const* first, std::size_t count);
 
   std::size_t size() const { return size_; }
