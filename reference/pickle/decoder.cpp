@@ -1088,28 +1088,13 @@ inline void Decoder::step(std::uint8_t code) {
       break;
     }
     case Op::GET: op_memo_get(memo_key_text()); break;
-    case Op::BINGET: {
-      const std::uint8_t key = read(1)[0];
-      if (Node* n = memo_.get(key); n != nullptr) {
-        push(n);
-      } else {
-        op_memo_get(key);
-      }
-      break;
-    }
+    case Op::BINGET: op_memo_get(read(1)[0]); break;
     case Op::LONG_BINGET: op_memo_get(read_uint(4)); break;
     case Op::PUT: op_memo_put(memo_key_text()); break;
     case Op::BINPUT: op_memo_put(read(1)[0]); break;
     case Op::LONG_BINPUT: op_memo_put(read_uint(4)); break;
-    case Op::MEMOIZE:
-      // The next key, with room for it: nothing to charge, and its key is
-      // below the limit when the memo's size is.
-      if (stack_.size() > fence() && memo_.size() < options_.limits.max_memo &&
-          memo_.put_next_in_place(stack_.back())) {
-        break;
-      }
-      op_memo_put(memo_.size());
-      break;
+    // MEMOIZE and BINGET's common cases run in run_simple(); these are the rest.
+    case Op::MEMOIZE: op_memo_put(memo_.size()); break;
     case Op::PROTO: op_proto(); break;
     case Op::FRAME: op_frame(); break;
     case Op::EXT1: op_ext(static_cast<std::int64_t>(read_uint(1))); break;

@@ -567,9 +567,13 @@ class Encoder {
   }
 
   // ---- memo -----------------------------------------------------------------
-  [[gnu::always_inline]] MemoId memo_put_op() {
+  // The next memo id, taken.
+  [[gnu::always_inline]] MemoId next_memo_id() {
     if (memo_size_ == kNoMemo - 1) [[unlikely]] memo_full();
-    MemoId idx = memo_size_++;
+    return memo_size_++;
+  }
+  [[gnu::always_inline]] MemoId memo_put_op() {
+    MemoId idx = next_memo_id();
     if (proto_ >= 4) {
       put(op(Op::MEMOIZE));
     } else if (!bin_) {
@@ -735,7 +739,7 @@ class Encoder {
         put(op(Op::NONE));
         return true;
       case Kind::Int:
-        if (bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
+        if (fits_binint(n)) {
           boundary();
           put_binint(static_cast<std::int32_t>(n->small));
         } else {
@@ -898,21 +902,9 @@ class Encoder {
   }
 
   // ---- save() -------------------------------------------------------------------
-  // dispatch() of the commonest atoms (None, an int that fits BININT in a
-  // binary protocol) without its general checks; false for anything else.
-  [[gnu::always_inline]] bool save_small_atom(const Node* n) {
-    if (n == nullptr) return false;
-    if (n->kind == Kind::None) {
-      boundary();
-      put(op(Op::NONE));
-      return true;
-    }
-    if (n->kind == Kind::Int && bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
-      boundary();
-      put_binint(static_cast<std::int32_t>(n->small));
-      return true;
-    }
-    return false;
+  // An Int node written as BININT1/BININT2/BININT (binary protocols).
+  bool fits_binint(const Node* n) const {
+    return bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX;
   }
 
   // save_long's BININT1/BININT2/BININT choice, as one store.
@@ -936,7 +928,7 @@ class Encoder {
       case Kind::None: put(op(Op::NONE)); return;
       case Kind::Bool: save_bool(n->flag); return;
       case Kind::Int:
-        if (bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
+        if (fits_binint(n)) {
           put_binint(static_cast<std::int32_t>(n->small));  // the common case
         } else {
           save_int(n);
@@ -1276,7 +1268,7 @@ class Encoder {
     if (proto_ >= 4 && utf8.size() <= 0xff) {
       // The common case in one reservation: SHORT_BINUNICODE, the length,
       // the text, MEMOIZE.
-      if (memo_size_ == kNoMemo - 1) [[unlikely]] memo_full();
+      const MemoId id = next_memo_id();
       open_frame_if_needed();
       reserve(utf8.size() + 8);
       char* dst = cur_;
@@ -1285,7 +1277,7 @@ class Encoder {
       copy_bytes(dst + 2, utf8.data(), utf8.size());
       dst[2 + utf8.size()] = op(Op::MEMOIZE);
       cur_ += utf8.size() + 3;
-      *slot = memo_size_++;
+      *slot = id;
       return;
     }
     save_str_data(utf8, true);
