@@ -811,11 +811,110 @@ class Encoder {
     }
   }
 
+  // ---- runs of small atoms ------------------------------------------------------
+  // Containers of ints and Nones are common (pyperformance's LIST, TUPLE and
+  // MICRO_DICT are mostly that), and for them the per-item checks of put()
+  // (frame open? room left?) and boundary() (frame full?) cost more than the
+  // writing. A run writes such items with those checks made once for the
+  // whole run: it takes only as many items as certainly fit in the buffer
+  // and in the open frame, writing at most kAtomBytes each, so the checks it
+  // skips could not have fired. It stops at the first other item and leaves
+  // it, and anything past its room, to the general path.
+  static constexpr std::size_t kAtomBytes = 5;  // BININT: opcode + 4 bytes
+
+  // How many atoms may be written from here with no check (see above).
+  [[gnu::always_inline]] std::size_t atom_room() const {
+    if (!bin_ || (framing_ && frame_ == nullptr)) return 0;  // the general path opens it
+    std::size_t room = static_cast<std::size_t>(end_ - cur_);
+    room = room > 8 ? room - 8 : 0;  // store_word's slack
+    if (frame_ != nullptr) {
+      // boundary() commits when the frame holds kFrameSizeTarget bytes.
+      const std::size_t held = static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize;
+      room = std::min(room, held < kFrameSizeTarget ? kFrameSizeTarget - 1 - held : 0);
+    }
+    return room / kAtomBytes;
+  }
+
+  [[gnu::always_inline]] static bool maybe_atom(const Node* n) {
+    return n != nullptr && (n->kind == Kind::Int || n->kind == Kind::None);
+  }
+
+  // Writes `n` at `c` when it is None or an int BININT* holds; returns the
+  // new end, or nullptr having written nothing.
+  [[gnu::always_inline]] static char* put_atom(char* c, const Node* n) {
+    if (n->kind == Kind::Int && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
+      const auto u = static_cast<std::uint32_t>(n->small);
+      const std::size_t size = u < 0x100 ? 2 : u < 0x10000 ? 3 : 5;
+      const Op o = u < 0x100 ? Op::BININT1 : u < 0x10000 ? Op::BININT2 : Op::BININT;
+      store_word(c, static_cast<std::uint8_t>(op(o)) | std::uint64_t{u} << 8);
+      return c + size;
+    }
+    if (n->kind == Kind::None) {
+      *c = op(Op::NONE);
+      return c + 1;
+    }
+    return nullptr;
+  }
+
+  // Items [i, stop) of a sequence: writes the leading run of atoms, as far
+  // as the room allows, and returns the index of the first item not written.
+  [[gnu::always_inline]] std::size_t atom_run(const std::vector<Node*>& v, std::size_t i,
+                                              std::size_t stop) {
+    if (!maybe_atom(v[i])) return i;  // decided before the room is worked out
+    const std::size_t k = std::min(stop - i, atom_room());
+    if (k == 0) return i;
+    Node* const* p = v.data() + i;
+    Node* const* const last = p + k;
+    char* c = cur_;
+    for (; p != last; ++p) {
+      const Node* n = *p;
+      if (n == nullptr) break;
+      char* next = put_atom(c, n);
+      if (next == nullptr) break;
+      c = next;
+    }
+    cur_ = c;
+    return static_cast<std::size_t>(p - v.data());
+  }
+
+  // The same over dict entries [i, stop): key0, value0, key1... A run stops
+  // before an entry whose key or value is not an atom, having written
+  // neither.
+  [[gnu::always_inline]] std::size_t atom_pair_run(const std::vector<Node*>& v, std::size_t i,
+                                                   std::size_t stop) {
+    if (!maybe_atom(v[2 * i]) || !maybe_atom(v[2 * i + 1])) return i;
+    const std::size_t k = std::min(stop - i, atom_room() / 2);
+    if (k == 0) return i;
+    Node* const* p = v.data() + 2 * i;
+    Node* const* const last = p + 2 * k;
+    char* c = cur_;
+    for (; p != last; p += 2) {
+      if (p[0] == nullptr || p[1] == nullptr) break;
+      char* next = put_atom(c, p[0]);
+      if (next == nullptr) break;
+      next = put_atom(next, p[1]);
+      if (next == nullptr) break;  // the key's bytes are past cur_: not written
+      c = next;
+    }
+    cur_ = c;
+    return static_cast<std::size_t>(p - v.data()) / 2;
+  }
+
+  std::size_t run_of_atoms(SeqView view, std::size_t i, std::size_t stop) {
+    return atom_run(view.v, i, stop);
+  }
+  std::size_t run_of_atoms(InterleavedView view, std::size_t i, std::size_t stop) {
+    return atom_pair_run(view.v, i, stop);
+  }
+  std::size_t run_of_atoms(PairView, std::size_t i, std::size_t) { return i; }
+
   // store_tuple_elements / save_frozenset's loop: items in order, no opcodes.
   template <class View>
   void items(const Node* node, View view, std::size_t i) {
     const std::size_t n = view.size();
     while (i < n) {
+      i = run_of_atoms(view, i, n);
+      if (i == n) return;
       auto e = view.at(i);
       ++i;
       if (defer_entry(node, i, Step::kItems, e)) return;
@@ -869,6 +968,8 @@ class Encoder {
       // The rest of this batch; the test above runs once per batch.
       const std::size_t stop = std::min(n, i - i % kBatchSize + kBatchSize);
       while (i < stop) {
+        i = run_of_atoms(view, i, stop);
+        if (i == stop) break;
         auto e = view.at(i);
         ++i;
         if (defer_entry(node, i, step, e)) return;

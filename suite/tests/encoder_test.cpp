@@ -405,6 +405,43 @@ const std::map<std::string, Builder>& builders() {
       }
       return b.D(kv);
     };
+    // Long runs of ints and Nones (which the encoder writes with its frame
+    // and room checks made once per run) crossing frame boundaries, broken
+    // by items that end a run: a str, an int too big for BININT, a list.
+    c["multi_frame_ints"] = [](B& b) {
+      std::vector<Node*> v;
+      for (std::int64_t k = 0; k < 40000; ++k) {
+        if (k % 1000 == 999) {
+          v.push_back(b.s("s" + std::to_string(k)));
+        } else if (k % 7 == 6) {
+          v.push_back(b.none());
+        } else if (k % 11 == 10) {
+          v.push_back(b.i((std::int64_t{1} << 40) + k));
+        } else if (k % 5 == 4) {
+          v.push_back(b.i(-k));
+        } else {
+          const std::int64_t r = k % 3;
+          v.push_back(b.i(r == 0 ? k % 256 : r == 1 ? 256 + k % 60000 : 70000 + k * 37));
+        }
+      }
+      return b.L(v);
+    };
+    c["multi_frame_int_dict"] = [](B& b) {
+      std::vector<Node*> kv;
+      for (std::int64_t k = 0; k < 20000; ++k) {
+        if (k % 777 == 776) {
+          kv.push_back(b.s("k" + std::to_string(k)));
+        } else if (k % 11 == 10) {
+          kv.push_back(b.i((std::int64_t{1} << 40) + k));
+        } else if (k % 5 == 4) {
+          kv.push_back(b.i(-k));
+        } else {
+          kv.push_back(b.i(k % 3 == 0 ? k : 100000 + k));
+        }
+        kv.push_back(k % 500 == 499 ? b.L({b.i(k)}) : b.none());
+      }
+      return b.D(kv);
+    };
     c["multi_frame_big_mix"] = [](B& b) {
       Node* t = b.s("t");
       return b.L({b.b(std::string(65000, 'q')), b.s(std::string(1000, 'r')),
@@ -1251,6 +1288,18 @@ constexpr Golden kGolden[] = {
     {"multi_frame_list", 3, 569301, 0x53dba1e629ed82b0ULL, nullptr},
     {"multi_frame_list", 4, 360119, 0xa0d52c79c1d94728ULL, nullptr},
     {"multi_frame_list", 5, 360119, 0xa7e9800bae7f7805ULL, nullptr},
+    {"multi_frame_ints", 0, 307286, 0xadeb81389c482252ULL, nullptr},
+    {"multi_frame_ints", 1, 170253, 0x12ace2be67bd8fa3ULL, nullptr},
+    {"multi_frame_ints", 2, 145343, 0x05d8e33336c34531ULL, nullptr},
+    {"multi_frame_ints", 3, 145343, 0x395cf512dd83bf7cULL, nullptr},
+    {"multi_frame_ints", 4, 145209, 0x4546dfdf158b2138ULL, nullptr},
+    {"multi_frame_ints", 5, 145209, 0x0cd8eee81f8a6271ULL, nullptr},
+    {"multi_frame_int_dict", 0, 205545, 0x3e5d229643ef7956ULL, nullptr},
+    {"multi_frame_int_dict", 1, 130688, 0xdc51c3053005ce4cULL, nullptr},
+    {"multi_frame_int_dict", 2, 116162, 0x4f9cc3fd15520a3bULL, nullptr},
+    {"multi_frame_int_dict", 3, 116162, 0x96a53f52394a98d8ULL, nullptr},
+    {"multi_frame_int_dict", 4, 116039, 0xe9c125424dd3436fULL, nullptr},
+    {"multi_frame_int_dict", 5, 116039, 0x8b347cb1c59166aeULL, nullptr},
     {"multi_frame_dict", 0, 293790, 0x51d4fe409c8198e6ULL, nullptr},
     {"multi_frame_dict", 1, 251003, 0xbe5276ceb95317f2ULL, nullptr},
     {"multi_frame_dict", 2, 251005, 0xb9f009575b3218a4ULL, nullptr},
