@@ -69,7 +69,11 @@ void Graph::add_chunk() {
     chunks_.push_back(std::move(cache->slots[--cache->count]));
     return;
   }
-  chunks_.push_back(std::unique_ptr<Chunk>(new Chunk));  // storage left uninitialized
+  auto chunk = std::unique_ptr<Chunk>(new Chunk);
+  for (std::size_t i = 0; i < kChunkNodes; ++i) {
+    new (chunk->storage + i * sizeof(Node)) Node(Kind::None);  // at rest
+  }
+  chunks_.push_back(std::move(chunk));
 }
 
 void Graph::recycle_chunks() noexcept {
@@ -144,7 +148,12 @@ void Graph::destroy() noexcept {
         cache->slots[bucket][cache->count[bucket]++] = std::move(n.items);
       }
     }
-    n.~Node();
+    // Back at rest for make() (see kChunkNodes): most nodes already are,
+    // once their item array is handed back.
+    if (!n.at_rest()) [[unlikely]] {
+      n.~Node();
+      new (&n) Node(Kind::None);
+    }
   }
   size_ = 0;
 }

@@ -182,8 +182,28 @@ struct Node {
   std::shared_ptr<device::Buffer> device;  // DeviceBuffer only
 
  private:
-  friend class Graph;  // sets view_ of the nodes it makes with arena payloads
+  friend class Graph;  // recycles nodes; sets view_ of those it makes with arena payloads
   std::string owned_;
+
+  // Graph's recycling (see Graph::make). A node "at rest" holds nothing its
+  // destructor would free, and its fields past the first cache line are a
+  // new node's: reset() then makes it equal to Node(k) with a handful of
+  // stores, where constructing one writes every field.
+  bool at_rest() const {
+    static constexpr std::size_t kEmptyCapacity = std::string().capacity();  // no heap block
+    return items.capacity() == 0 && obj == nullptr && array == nullptr && device == nullptr &&
+           name.empty() && name.capacity() == kEmptyCapacity && owned_.empty() &&
+           owned_.capacity() == kEmptyCapacity;
+  }
+  void reset(Kind k) {
+    kind = k;
+    flag = false;
+    big = false;
+    borrowed_ = false;
+    small = 0;
+    f = 0.0;
+    view_ = {};
+  }
 };
 
 // Owns every node of one value. Destroying a Graph never recurses, however
@@ -226,7 +246,9 @@ class Graph {
     if (slot == 0 && size_ / kChunkNodes == chunks_.size()) [[unlikely]] {
       add_chunk();
     }
-    Node* n = new (chunks_[size_ / kChunkNodes]->storage + slot * sizeof(Node)) Node(kind);
+    // Every slot of a chunk holds a node at rest (add_chunk, destroy).
+    Node* n = &chunks_[size_ / kChunkNodes]->at(slot);
+    n->reset(kind);
     ++size_;
     return n;
   }
@@ -300,7 +322,10 @@ class Graph {
 
  private:
   // Nodes live in fixed chunks (one allocation per 32 nodes; a std::deque
-  // of nodes this size made one per 3), constructed in place as made.
+  // of nodes this size made one per 3). A chunk's nodes are constructed when
+  // the chunk is allocated and every slot not in use holds a node at rest
+  // (Node::at_rest), which make() reuses and destroy() restores; so a chunk
+  // is freed without running destructors, there being nothing to free.
   static constexpr std::size_t kChunkNodes = 32;
   struct Chunk {
     alignas(Node) unsigned char storage[kChunkNodes * sizeof(Node)];
