@@ -1135,98 +1135,177 @@ void Decoder::refuse_opcode(std::uint8_t code) {
                    op_name_view(), proto, max_protocol_));
 }
 
+// run_simple()'s opcodes, numbered densely so its switch is one bounds check
+// and one jump, and kFastOps[p][byte]: the byte's number when a loader of
+// protocols up to p reads it, kNotFast otherwise (the general loop then
+// runs it, or refuses it). One table load decides both.
+enum FastOp : std::uint8_t {
+  kNotFast,
+  kFastBinInt1,
+  kFastBinInt2,
+  kFastBinInt,
+  kFastNone,
+  kFastShortStr,
+  kFastMemoize,
+  kFastBinGet,
+  kFastMark,
+  kFastEmptyList,
+  kFastEmptyDict,
+  kFastEmptyTuple,
+  kFastAppends,
+  kFastSetItems,
+};
+
+const auto kFastOps = [] {
+  std::array<std::array<std::uint8_t, 256>, kHighestProtocol + 1> table{};
+  const std::pair<Op, FastOp> fast[] = {
+      {Op::BININT1, kFastBinInt1},       {Op::BININT2, kFastBinInt2},
+      {Op::BININT, kFastBinInt},         {Op::NONE, kFastNone},
+      {Op::SHORT_BINUNICODE, kFastShortStr}, {Op::MEMOIZE, kFastMemoize},
+      {Op::BINGET, kFastBinGet},         {Op::MARK, kFastMark},
+      {Op::EMPTY_LIST, kFastEmptyList},  {Op::EMPTY_DICT, kFastEmptyDict},
+      {Op::EMPTY_TUPLE, kFastEmptyTuple}, {Op::APPENDS, kFastAppends},
+      {Op::SETITEMS, kFastSetItems},
+  };
+  for (std::size_t p = 0; p < table.size(); ++p) {
+    for (const auto& [o, f] : fast) {
+      const auto code = static_cast<std::uint8_t>(o);
+      if (kOpcodeReadable[p][code] != 0) table[p][code] = f;
+    }
+  }
+  return table;
+}();
+
 // The commonest opcodes (small ints, None, short ASCII str, memo, MARK,
-// empty containers), run with the position and step count in locals and no
-// per-opcode bookkeeping for error messages. It stops *before* any opcode
-// that needs more than that: another opcode, the end of the frame or input,
-// an argument that is not all there, a str that is not ASCII, a memo miss, a
-// limit or the budget about to be reached. Such an opcode has changed
-// nothing yet, and the general loop runs it with every check and message.
+// empty containers, APPENDS and SETITEMS onto a list or dict), run with the
+// position, step count and stack top in locals and no per-opcode
+// bookkeeping for error messages. It stops *before* any opcode that needs
+// more than that: another opcode, the end of the frame or input, an argument
+// that is not all there, a str that is not ASCII, a memo miss, a missing
+// mark, an odd SETITEMS, a target of another kind, a limit or the budget
+// about to be reached. Such an opcode has changed nothing yet, and the
+// general loop runs it with every check and message.
 void Decoder::run_simple() {
   const std::uint8_t* const data = in_.data();
   const std::size_t limit = in_.read_limit();
   const std::size_t start = in_.pos();
+  const std::uint8_t* const fast = kFastOps[static_cast<std::size_t>(max_protocol_)].data();
   std::size_t pos = start;
   std::size_t steps = 0;
+  // The object stack in locals: each of these opcodes pushes at most one
+  // item, so the loop stops when the room runs out. Only APPENDS and
+  // SETITEMS pop, and they note the depth first; otherwise the deepest the
+  // stack got is where it ends.
+  Node** sp = stack_.room_for(64);
+  Node** const sp_cap = stack_.capacity_end();
+  Node** const base = stack_.data();
   while (pos < limit) {
     const std::uint8_t code = data[pos];
-    if (readable_[code] == 0) break;
+    if (sp == sp_cap) break;
     const std::size_t left = limit - pos;
-    switch (static_cast<Op>(code)) {
-      case Op::BININT1: {
+    switch (static_cast<FastOp>(fast[code])) {
+      case kFastBinInt1: {
         if (left < 2) goto out;
         const std::uint8_t v = data[pos + 1];
         if ((small_ints_made_[v / 64] & (std::uint64_t{1} << (v % 64))) == 0 &&
             !affordable(kNodeCost)) {
           goto out;
         }
-        push(small_int(v));
+        *sp++ = small_int(v);
         pos += 2;
         break;
       }
-      case Op::BININT2:
+      case kFastBinInt2:
         if (left < 3 || !affordable(kNodeCost)) goto out;
-        push(integer(OpReader::load<std::uint16_t>(data + pos + 1)));
+        *sp++ = integer(OpReader::load<std::uint16_t>(data + pos + 1));
         pos += 3;
         break;
-      case Op::BININT:
+      case kFastBinInt:
         if (left < 5 || !affordable(kNodeCost)) goto out;
-        push(integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(data + pos + 1))));
+        *sp++ = integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(data + pos + 1)));
         pos += 5;
         break;
-      case Op::NONE:
+      case kFastNone:
         if (none_ == nullptr && !affordable(kNodeCost)) goto out;
-        push(none());
+        *sp++ = none();
         pos += 1;
         break;
-      case Op::SHORT_BINUNICODE: {
+      case kFastShortStr: {
         if (left < 2) goto out;
         const std::size_t n = data[pos + 1];
         if (left - 2 < n || !affordable(kNodeCost + n)) goto out;
         const std::string_view text(reinterpret_cast<const char*>(data + pos + 2), n);
         if (!is_ascii(text)) goto out;
         charge_node(n);
-        push(graph_.str_copy(text));
+        *sp++ = graph_.str_copy(text);
         pos += 2 + n;
         break;
       }
-      case Op::MEMOIZE:
-        if (stack_.size() <= fence() || memo_.size() >= options_.limits.max_memo ||
-            !memo_.put_next_in_place(stack_.back())) {
+      case kFastMemoize:
+        if (static_cast<std::size_t>(sp - base) <= fence() ||
+            memo_.size() >= options_.limits.max_memo || !memo_.put_next_in_place(sp[-1])) {
           goto out;
         }
         pos += 1;
         break;
-      case Op::BINGET: {
+      case kFastBinGet: {
         if (left < 2) goto out;
         Node* n = memo_.get(data[pos + 1]);
         if (n == nullptr) goto out;
-        push(n);
+        *sp++ = n;
         pos += 2;
         break;
       }
-      case Op::MARK:
+      case kFastMark:
         if (marks_.size() >= options_.limits.max_depth) goto out;
-        marks_.push_back(stack_.size());
+        marks_.push_back(static_cast<std::size_t>(sp - base));
         pos += 1;
         break;
-      case Op::EMPTY_LIST:
-      case Op::EMPTY_DICT:
-      case Op::EMPTY_TUPLE: {
+      case kFastEmptyList:
+      case kFastEmptyDict:
+      case kFastEmptyTuple: {
         if (!affordable(kNodeCost)) goto out;
         charge_node();
-        const Kind kind = code == static_cast<std::uint8_t>(Op::EMPTY_LIST)   ? Kind::List
-                          : code == static_cast<std::uint8_t>(Op::EMPTY_DICT) ? Kind::Dict
-                                                                               : Kind::Tuple;
-        push(graph_.make(kind));
+        const Kind kind = fast[code] == kFastEmptyList   ? Kind::List
+                          : fast[code] == kFastEmptyDict ? Kind::Dict
+                                                         : Kind::Tuple;
+        *sp++ = graph_.make(kind);
         pos += 1;
         break;
       }
+      case kFastAppends:
+      case kFastSetItems: {
+        // Onto a list or dict below the topmost mark, which must lie above
+        // the mark under it; the items move into its array.
+        const std::size_t marks = marks_.size();
+        if (marks == 0) goto out;
+        const std::size_t mark = marks_[marks - 1];
+        const std::size_t fence_below = marks >= 2 ? marks_[marks - 2] : 0;
+        if (mark <= fence_below) goto out;
+        Node* target = base[mark - 1];
+        const std::size_t count = static_cast<std::size_t>(sp - base) - mark;
+        const bool appends = fast[code] == kFastAppends;
+        if (target->kind != (appends ? Kind::List : Kind::Dict) || (!appends && count % 2 != 0) ||
+            !affordable(count * sizeof(Node*))) {
+          goto out;
+        }
+        max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));  // about to pop
+        marks_.pop_back();
+        moved_ += count;
+        charge(count * sizeof(Node*));
+        if (count != 0) graph_.append_items(target, base + mark, count);
+        sp = base + mark;
+        pos += 1;
+        break;
+      }
+      case kNotFast:
       default: goto out;
     }
     ++steps;
   }
 out:
+  stack_.set_end(sp);
+  max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));
   if (steps != 0) {
     in_.skip_to(pos);
     steps_ += steps;

@@ -35,6 +35,14 @@ class PodStack {
     }
     *end_++ = item;
   }
+  // Room for at least `n` more items, and the end to push them at; a caller
+  // writing through that pointer gives the new end back with set_end().
+  T* room_for(std::size_t n) {
+    if (static_cast<std::size_t>(cap_ - end_) < n) reserve(std::max(size() + n, 2 * capacity()));
+    return end_;
+  }
+  T* capacity_end() { return cap_; }
+  void set_end(T* end) { end_ = end; }  // within [begin(), capacity_end()]
   [[gnu::noinline]] void reserve(std::size_t n) {
     if (n <= capacity()) return;
     const std::size_t used = size();

@@ -1348,6 +1348,56 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     EXPECT_GE(f.offset, 3u);
     EXPECT_EQ((f.offset - 3) % 5, 0u) << "not at a BININT: " << f.offset;
   }
+  // APPENDS and SETITEMS after a run: each wrong case fails at the opcode.
+  {
+    Failure f = decode_fail("\x80\x04]K\x01"
+                        "e."sv);  // no mark
+    EXPECT_EQ(f.kind, ErrorKind::MissingMark) << f.message;
+    EXPECT_EQ(f.offset, 5u) << f.message;
+    f = decode_fail("\x80\x04}(K\x01"
+                        "e."sv);  // APPENDS onto a dict
+    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
+    EXPECT_EQ(f.offset, 6u) << f.message;
+    f = decode_fail("\x80\x04](K\x01K\x02u."sv);  // SETITEMS onto a list
+    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
+    EXPECT_EQ(f.offset, 8u) << f.message;
+    f = decode_fail("\x80\x04}(K\x01u."sv);  // an odd SETITEMS
+    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
+    EXPECT_EQ(f.offset, 6u) << f.message;
+    f = decode_fail("\x80\x04(K\x01"
+                        "e."sv);  // nothing below the mark
+    EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
+    EXPECT_EQ(f.offset, 5u) << f.message;
+    f = decode_fail("\x80\x04]((K\x01"
+                        "e."sv);  // the target is behind another mark
+    EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
+    EXPECT_EQ(f.offset, 7u) << f.message;
+  }
+  // Nested lists and dicts built in the fast loop: the value, and the stack
+  // depth and item moves its statistics report.
+  {
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    // [[1, 2], {3: None}, []] with APPENDS, SETITEMS and an empty APPENDS.
+    const Node* root = decode_ok(
+        "\x80\x04](](K\x01K\x02"
+        "e}(K\x03Nu](ee."sv, g, options);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->kind, Kind::List);
+    ASSERT_EQ(root->items.size(), 3u);
+    EXPECT_EQ(root->items[0]->kind, Kind::List);
+    ASSERT_EQ(root->items[0]->items.size(), 2u);
+    EXPECT_EQ(root->items[0]->items[1]->small, 2);
+    EXPECT_EQ(root->items[1]->kind, Kind::Dict);
+    ASSERT_EQ(root->items[1]->items.size(), 2u);
+    EXPECT_EQ(root->items[1]->items[0]->small, 3);
+    EXPECT_EQ(root->items[1]->items[1]->kind, Kind::None);
+    EXPECT_TRUE(root->items[2]->items.empty());
+    EXPECT_EQ(stats.max_stack, 5u);  // outer list, inner list, dict, 3, None
+    EXPECT_EQ(stats.steps, 18u);     // PROTO and STOP included
+  }
 }
 
 TEST(Decoder, MemoLimits) {
