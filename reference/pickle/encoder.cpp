@@ -953,6 +953,13 @@ class Encoder {
       }
       put(op(Op::MARK));
     }
+    batch_loop(node, step, view, i, end, trailing);
+  }
+
+  // exact_batches' loop, from entry `i`, the batch's MARK written.
+  template <class View>
+  void batch_loop(const Node* node, Step step, View view, std::size_t i, char end, bool trailing) {
+    const std::size_t n = view.size();
     for (;;) {
       if (i > 0 && (i % kBatchSize == 0 || i == n)) {
         put(end);
@@ -1385,8 +1392,44 @@ class Encoder {
     *slot = memo_put_op();
   }
 
+  // A list or dict of fewer than kBatchSize entries whose first is an atom
+  // (LIST's inner lists, MICRO_DICT's inner dicts) starts here, with no task
+  // pushed: the empty container, its memo, MARK, then a run of atoms. When
+  // the run covers every entry the closing opcode ends it, with no task at
+  // all; otherwise the batch loop carries on from the entry where the run
+  // stopped, as a container does. Not at the depth limit, where the general
+  // path fails.
+  bool flat_candidate(const Node* n, std::size_t entries) const {
+    return bin_ && entries >= 2 && entries < kBatchSize && depth_ < options_.max_depth &&
+           maybe_atom(n->items[0]);
+  }
+  [[gnu::always_inline]] void open_marked(Op empty, MemoId* memo) {
+    if (proto_ >= 4) {
+      *memo = next_memo_id();
+      put_word(static_cast<std::uint8_t>(op(empty)) |
+                   std::uint64_t{static_cast<std::uint8_t>(op(Op::MEMOIZE))} << 8 |
+                   std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16,
+               3);
+    } else {
+      put(op(empty));
+      *memo = memo_put_op();
+      put(op(Op::MARK));
+    }
+  }
+
   // `memo`: the node's memo slot (NodeMemo::find_or_add), to be set now.
   void save_list(const Node* n, MemoId* memo) {
+    if (const std::size_t size = n->items.size(); flat_candidate(n, size)) {
+      open_marked(Op::EMPTY_LIST, memo);
+      const std::size_t i = atom_run(n->items, 0, size);
+      if (i == size) {
+        put(op(Op::APPENDS));
+        return;
+      }
+      enter_container();
+      batch_loop(n, Step::kListExact, SeqView{n->items}, i, op(Op::APPENDS), false);
+      return;
+    }
     if (bin_) {
       put(op(Op::EMPTY_LIST));
     } else {
@@ -1406,6 +1449,17 @@ class Encoder {
 
   void save_dict(const Node* n, MemoId* memo) {
     if (n->items.size() % 2 != 0) fail("dict node with an odd number of items");
+    if (const std::size_t size = n->items.size() / 2; flat_candidate(n, size)) {
+      open_marked(Op::EMPTY_DICT, memo);
+      const std::size_t i = atom_pair_run(n->items, 0, size);
+      if (i == size) {
+        put(op(Op::SETITEMS));
+        return;
+      }
+      enter_container();
+      batch_loop(n, Step::kDictExact, InterleavedView{n->items}, i, op(Op::SETITEMS), true);
+      return;
+    }
     if (bin_) {
       put(op(Op::EMPTY_DICT));
     } else {

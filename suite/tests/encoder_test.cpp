@@ -442,6 +442,29 @@ const std::map<std::string, Builder>& builders() {
       }
       return b.D(kv);
     };
+    // 12,000 short lists and dicts (which the encoder starts with a run of
+    // atoms and no task), some ending their run early on a str or a list,
+    // across frames.
+    c["small_containers_across_frames"] = [](B& b) {
+      std::vector<Node*> v;
+      for (std::int64_t k = 0; k < 12000; ++k) {
+        switch (k % 4) {
+          case 0: v.push_back(b.L({b.i(k % 256), b.none(), b.i((k * 70001) % (std::int64_t{1} << 31))})); break;
+          case 1:
+            v.push_back(k % 7 != 0 ? b.D({b.i(k), b.none(), b.i(-k), b.i(k)})
+                                   : b.D({b.i(k), b.L({b.i(k)}), b.i(k + 1), b.none()}));
+            break;
+          case 2:
+            v.push_back(b.L({b.i(k), k % 2 != 0 ? b.s("s" + std::to_string(k)) : b.none(), b.i(-k)}));
+            break;
+          default:
+            v.push_back(k % 5 == 0 ? b.D({b.i(k), b.none(), b.i(k + 1), b.none(),
+                                          b.s("t" + std::to_string(k)), b.i(k)})
+                                   : b.L({b.none(), b.none()}));
+        }
+      }
+      return b.L(v);
+    };
     c["multi_frame_big_mix"] = [](B& b) {
       Node* t = b.s("t");
       return b.L({b.b(std::string(65000, 'q')), b.s(std::string(1000, 'r')),
@@ -1300,6 +1323,12 @@ constexpr Golden kGolden[] = {
     {"multi_frame_int_dict", 3, 116162, 0x96a53f52394a98d8ULL, nullptr},
     {"multi_frame_int_dict", 4, 116039, 0xe9c125424dd3436fULL, nullptr},
     {"multi_frame_int_dict", 5, 116039, 0x8b347cb1c59166aeULL, nullptr},
+    {"small_containers_across_frames", 0, 321125, 0xcdb7b610f0475751ULL, nullptr},
+    {"small_containers_across_frames", 1, 204606, 0xace0ee702d683bf7ULL, nullptr},
+    {"small_containers_across_frames", 2, 204608, 0x3a297eb57f3f95e9ULL, nullptr},
+    {"small_containers_across_frames", 3, 204608, 0xe57e1a1a3ba521deULL, nullptr},
+    {"small_containers_across_frames", 4, 151487, 0x59ce5933bc5c4e8bULL, nullptr},
+    {"small_containers_across_frames", 5, 151487, 0xf6660bca3bdadcdaULL, nullptr},
     {"multi_frame_dict", 0, 293790, 0x51d4fe409c8198e6ULL, nullptr},
     {"multi_frame_dict", 1, 251003, 0xbe5276ceb95317f2ULL, nullptr},
     {"multi_frame_dict", 2, 251005, 0xb9f009575b3218a4ULL, nullptr},
@@ -1659,6 +1688,21 @@ TEST(Encoder, DepthBeyondMaxDepthIsLimitExceeded) {
     FAIL() << "expected LimitExceeded";
   } catch (const PickleError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::LimitExceeded);
+  }
+  // A list or dict of atoms, written with no task, is a level too.
+  auto wrapped = [&g](Node* inner, std::size_t levels) {
+    for (std::size_t k = 0; k < levels; ++k) inner = g.list({inner});
+    return inner;
+  };
+  for (Node* flat : {g.list({g.integer(1), g.none()}),
+                     g.dict({g.integer(1), g.none(), g.integer(2), g.none()})}) {
+    EXPECT_NO_THROW(encode(wrapped(flat, 9), options)) << kind_name(flat->kind);
+    try {
+      encode(wrapped(flat, 10), options);
+      FAIL() << "expected LimitExceeded for a " << kind_name(flat->kind);
+    } catch (const PickleError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::LimitExceeded);
+    }
   }
   // The default allows 20000 and stops one level deeper.
   EXPECT_NO_THROW(encode(nested_lists(g, 20000)));
