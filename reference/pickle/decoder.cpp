@@ -1159,12 +1159,18 @@ enum FastOp : std::uint8_t {
 const auto kFastOps = [] {
   std::array<std::array<std::uint8_t, 256>, kHighestProtocol + 1> table{};
   const std::pair<Op, FastOp> fast[] = {
-      {Op::BININT1, kFastBinInt1},       {Op::BININT2, kFastBinInt2},
-      {Op::BININT, kFastBinInt},         {Op::NONE, kFastNone},
-      {Op::SHORT_BINUNICODE, kFastShortStr}, {Op::MEMOIZE, kFastMemoize},
-      {Op::BINGET, kFastBinGet},         {Op::MARK, kFastMark},
-      {Op::EMPTY_LIST, kFastEmptyList},  {Op::EMPTY_DICT, kFastEmptyDict},
-      {Op::EMPTY_TUPLE, kFastEmptyTuple}, {Op::APPENDS, kFastAppends},
+      {Op::BININT1, kFastBinInt1},
+      {Op::BININT2, kFastBinInt2},
+      {Op::BININT, kFastBinInt},
+      {Op::NONE, kFastNone},
+      {Op::SHORT_BINUNICODE, kFastShortStr},
+      {Op::MEMOIZE, kFastMemoize},
+      {Op::BINGET, kFastBinGet},
+      {Op::MARK, kFastMark},
+      {Op::EMPTY_LIST, kFastEmptyList},
+      {Op::EMPTY_DICT, kFastEmptyDict},
+      {Op::EMPTY_TUPLE, kFastEmptyTuple},
+      {Op::APPENDS, kFastAppends},
       {Op::SETITEMS, kFastSetItems},
   };
   for (std::size_t p = 0; p < table.size(); ++p) {

@@ -1350,12 +1350,14 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
   }
   // APPENDS and SETITEMS after a run: each wrong case fails at the opcode.
   {
-    Failure f = decode_fail("\x80\x04]K\x01"
-                        "e."sv);  // no mark
+    Failure f = decode_fail(
+        "\x80\x04]K\x01"
+        "e."sv);  // no mark
     EXPECT_EQ(f.kind, ErrorKind::MissingMark) << f.message;
     EXPECT_EQ(f.offset, 5u) << f.message;
-    f = decode_fail("\x80\x04}(K\x01"
-                        "e."sv);  // APPENDS onto a dict
+    f = decode_fail(
+        "\x80\x04}(K\x01"
+        "e."sv);  // APPENDS onto a dict
     EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
     EXPECT_EQ(f.offset, 6u) << f.message;
     f = decode_fail("\x80\x04](K\x01K\x02u."sv);  // SETITEMS onto a list
@@ -1364,12 +1366,14 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     f = decode_fail("\x80\x04}(K\x01u."sv);  // an odd SETITEMS
     EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
     EXPECT_EQ(f.offset, 6u) << f.message;
-    f = decode_fail("\x80\x04(K\x01"
-                        "e."sv);  // nothing below the mark
+    f = decode_fail(
+        "\x80\x04(K\x01"
+        "e."sv);  // nothing below the mark
     EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
     EXPECT_EQ(f.offset, 5u) << f.message;
-    f = decode_fail("\x80\x04]((K\x01"
-                        "e."sv);  // the target is behind another mark
+    f = decode_fail(
+        "\x80\x04]((K\x01"
+        "e."sv);  // the target is behind another mark
     EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
     EXPECT_EQ(f.offset, 7u) << f.message;
   }
@@ -1383,7 +1387,8 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     // [[1, 2], {3: None}, []] with APPENDS, SETITEMS and an empty APPENDS.
     const Node* root = decode_ok(
         "\x80\x04](](K\x01K\x02"
-        "e}(K\x03Nu](ee."sv, g, options);
+        "e}(K\x03Nu](ee."sv,
+        g, options);
     ASSERT_NE(root, nullptr);
     ASSERT_EQ(root->kind, Kind::List);
     ASSERT_EQ(root->items.size(), 3u);

@@ -449,13 +449,16 @@ const std::map<std::string, Builder>& builders() {
       std::vector<Node*> v;
       for (std::int64_t k = 0; k < 12000; ++k) {
         switch (k % 4) {
-          case 0: v.push_back(b.L({b.i(k % 256), b.none(), b.i((k * 70001) % (std::int64_t{1} << 31))})); break;
+          case 0:
+            v.push_back(b.L({b.i(k % 256), b.none(), b.i((k * 70001) % (std::int64_t{1} << 31))}));
+            break;
           case 1:
             v.push_back(k % 7 != 0 ? b.D({b.i(k), b.none(), b.i(-k), b.i(k)})
                                    : b.D({b.i(k), b.L({b.i(k)}), b.i(k + 1), b.none()}));
             break;
           case 2:
-            v.push_back(b.L({b.i(k), k % 2 != 0 ? b.s("s" + std::to_string(k)) : b.none(), b.i(-k)}));
+            v.push_back(
+                b.L({b.i(k), k % 2 != 0 ? b.s("s" + std::to_string(k)) : b.none(), b.i(-k)}));
             break;
           default:
             v.push_back(k % 5 == 0 ? b.D({b.i(k), b.none(), b.i(k + 1), b.none(),
