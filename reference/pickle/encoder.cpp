@@ -671,7 +671,7 @@ class Encoder {
   void push_op(Op o) { push(nullptr, 0, Step::kWriteOp, op(o)); }
   void push_save(const Node* n) { push(n, 0, Step::kSave); }
 
-  void run_task(const Task& t) {
+  [[gnu::always_inline]] void run_task(const Task& t) {
     switch (t.step) {
       case Step::kSave: dispatch(t.node); break;
       case Step::kWriteOp: put(t.opcode); break;
@@ -856,16 +856,14 @@ class Encoder {
     return nullptr;
   }
 
-  // Items [i, stop) of a sequence: writes the leading run of atoms, as far
-  // as the room allows, and returns the index of the first item not written.
-  [[gnu::always_inline]] std::size_t atom_run(const std::vector<Node*>& v, std::size_t i,
-                                              std::size_t stop) {
-    if (!maybe_atom(v[i])) return i;  // decided before the room is worked out
-    const std::size_t k = std::min(stop - i, atom_room());
-    if (k == 0) return i;
-    Node* const* p = v.data() + i;
-    Node* const* const last = p + k;
-    char* c = cur_;
+  // The loops of a run, apart from the encoder (a function of their own, so
+  // that what the item loops around them keep in registers does not crowd
+  // them): write atoms at `c` from `p` up to `last` or the first non-atom.
+  struct RunEnd {
+    Node* const* p;  // the first item not written
+    char* c;         // the end of what was written
+  };
+  [[gnu::noinline]] static RunEnd write_atoms(char* c, Node* const* p, Node* const* last) {
     for (; p != last; ++p) {
       const Node* n = *p;
       if (n == nullptr) break;
@@ -873,8 +871,30 @@ class Encoder {
       if (next == nullptr) break;
       c = next;
     }
-    cur_ = c;
-    return static_cast<std::size_t>(p - v.data());
+    return {p, c};
+  }
+  [[gnu::noinline]] static RunEnd write_atom_pairs(char* c, Node* const* p, Node* const* last) {
+    for (; p != last; p += 2) {
+      if (p[0] == nullptr || p[1] == nullptr) break;
+      char* next = put_atom(c, p[0]);
+      if (next == nullptr) break;
+      next = put_atom(next, p[1]);
+      if (next == nullptr) break;  // the key's bytes are past cur_: not written
+      c = next;
+    }
+    return {p, c};
+  }
+
+  // Items [i, stop) of a sequence: writes the leading run of atoms, as far
+  // as the room allows, and returns the index of the first item not written.
+  [[gnu::always_inline]] std::size_t atom_run(const std::vector<Node*>& v, std::size_t i,
+                                              std::size_t stop) {
+    if (!maybe_atom(v[i])) return i;  // decided before the room is worked out
+    const std::size_t k = std::min(stop - i, atom_room());
+    if (k == 0) return i;
+    const RunEnd end = write_atoms(cur_, v.data() + i, v.data() + i + k);
+    cur_ = end.c;
+    return static_cast<std::size_t>(end.p - v.data());
   }
 
   // The same over dict entries [i, stop): key0, value0, key1... A run stops
@@ -885,19 +905,9 @@ class Encoder {
     if (!maybe_atom(v[2 * i]) || !maybe_atom(v[2 * i + 1])) return i;
     const std::size_t k = std::min(stop - i, atom_room() / 2);
     if (k == 0) return i;
-    Node* const* p = v.data() + 2 * i;
-    Node* const* const last = p + 2 * k;
-    char* c = cur_;
-    for (; p != last; p += 2) {
-      if (p[0] == nullptr || p[1] == nullptr) break;
-      char* next = put_atom(c, p[0]);
-      if (next == nullptr) break;
-      next = put_atom(next, p[1]);
-      if (next == nullptr) break;  // the key's bytes are past cur_: not written
-      c = next;
-    }
-    cur_ = c;
-    return static_cast<std::size_t>(p - v.data()) / 2;
+    const RunEnd end = write_atom_pairs(cur_, v.data() + 2 * i, v.data() + 2 * (i + k));
+    cur_ = end.c;
+    return static_cast<std::size_t>(end.p - v.data()) / 2;
   }
 
   std::size_t run_of_atoms(SeqView view, std::size_t i, std::size_t stop) {
@@ -1361,7 +1371,7 @@ class Encoder {
 
   // save_unicode: one str node, memoized. A one-character latin-1 str is
   // memoized by value (see singleton_slot), any other by identity.
-  void save_str(const Node* n) {
+  [[gnu::always_inline]] void save_str(const Node* n) {
     const std::string_view utf8 = n->payload();
     MemoId* slot;
     if (int s = latin1_singleton_slot(utf8); s >= 0) {
