@@ -247,7 +247,7 @@ class Graph {
     recycle_chunks();
   }
 
-  Node* make(Kind kind) {
+  [[gnu::always_inline]] Node* make(Kind kind) {
     const std::size_t slot = size_ % kChunkNodes;
     if (slot == 0 && size_ / kChunkNodes == chunks_.size()) [[unlikely]] {
       add_chunk();
@@ -283,7 +283,7 @@ class Graph {
   // The same, with the bytes copied into the graph's payload arena (one
   // bump allocation instead of a heap string per node; what the decoder uses).
   // (A new node owns nothing yet: its view is set, nothing to clear.)
-  Node* str_copy(std::string_view utf8_surrogatepass) {
+  [[gnu::always_inline]] Node* str_copy(std::string_view utf8_surrogatepass) {
     Node* n = make(Kind::Str);
     n->view_ = arena_.copy(utf8_surrogatepass);
     return n;
@@ -376,7 +376,7 @@ class Graph {
       }
       return *this;
     }
-    std::string_view copy(std::string_view bytes) {
+    [[gnu::always_inline]] std::string_view copy(std::string_view bytes) {
       const std::size_t n = bytes.size();
       if (n == 0) return {};
       if (n > static_cast<std::size_t>(end_ - next_)) return copy_slow(bytes);
