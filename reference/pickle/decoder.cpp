@@ -554,6 +554,9 @@ class Decoder {
 
   // ---- opcodes ---------------------------------------------------------------
   [[gnu::always_inline]] inline void step(std::uint8_t code);
+  // kNewest: the loader reads every protocol, so the fast table is one
+  // fixed address rather than a pointer the loop must keep.
+  template <bool kNewest>
   void run_simple();
   void op_proto();
   void op_frame();
@@ -1135,10 +1138,10 @@ void Decoder::refuse_opcode(std::uint8_t code) {
                    op_name_view(), proto, max_protocol_));
 }
 
-// run_simple()'s opcodes, numbered densely so its switch is one bounds check
-// and one jump, and kFastOps[p][byte]: the byte's number when a loader of
-// protocols up to p reads it, kNotFast otherwise (the general loop then
-// runs it, or refuses it). One table load decides both.
+// run_simple()'s opcodes, numbered densely so its switch is one jump, and
+// kFastOps[p][byte]: the byte's number when a loader of protocols up to p
+// reads it, kNotFast otherwise (the general loop then runs it, or refuses
+// it). One table load decides both.
 enum FastOp : std::uint8_t {
   kNotFast,
   kFastBinInt1,
@@ -1191,60 +1194,65 @@ const auto kFastOps = [] {
 // mark, an odd SETITEMS, a target of another kind, a limit or the budget
 // about to be reached. Such an opcode has changed nothing yet, and the
 // general loop runs it with every check and message.
+template <bool kNewest>
 void Decoder::run_simple() {
   const std::uint8_t* const data = in_.data();
-  const std::size_t limit = in_.read_limit();
-  const std::size_t start = in_.pos();
-  const std::uint8_t* const fast = kFastOps[static_cast<std::size_t>(max_protocol_)].data();
-  std::size_t pos = start;
+  const std::uint8_t* const start = data + in_.pos();
+  const std::uint8_t* const end = data + in_.read_limit();  // arguments stay before it
+  const std::uint8_t* const fast =
+      kNewest ? kFastOps[kHighestProtocol].data()
+              : kFastOps[static_cast<std::size_t>(max_protocol_)].data();
   std::size_t steps = 0;
-  // The object stack in locals: each of these opcodes pushes at most one
-  // item, so the loop stops when the room runs out. Only APPENDS and
-  // SETITEMS pop, and they note the depth first; otherwise the deepest the
-  // stack got is where it ends.
-  Node** sp = stack_.room_for(64);
-  Node** const sp_cap = stack_.capacity_end();
+  // The object stack in locals. Each of these opcodes reads at least one
+  // byte and pushes at most one item, so with room for n items the loop may
+  // start opcodes over the next n bytes without checking the room. Only
+  // APPENDS and SETITEMS pop, and they note the depth first; otherwise the
+  // deepest the stack got is where it ends.
+  const std::size_t room = std::min<std::size_t>(static_cast<std::size_t>(end - start), 4096);
+  Node** sp = stack_.room_for(room);
   Node** const base = stack_.data();
-  while (pos < limit) {
-    const std::uint8_t code = data[pos];
-    if (sp == sp_cap) break;
-    const std::size_t left = limit - pos;
+  const std::uint8_t* const stop = start + room;
+  const std::uint8_t* p = start;
+  while (p < stop) {
+    const std::uint8_t code = *p;
+    const std::size_t left = static_cast<std::size_t>(end - p);
     switch (static_cast<FastOp>(fast[code])) {
       case kFastBinInt1: {
         if (left < 2) goto out;
-        const std::uint8_t v = data[pos + 1];
-        if ((small_ints_made_[v / 64] & (std::uint64_t{1} << (v % 64))) == 0 &&
-            !affordable(kNodeCost)) {
-          goto out;
+        const std::uint8_t v = p[1];
+        if ((small_ints_made_[v / 64] & (std::uint64_t{1} << (v % 64))) != 0) {
+          *sp++ = small_ints_[v];  // made earlier in this decode
+        } else {
+          if (!affordable(kNodeCost)) goto out;
+          *sp++ = small_int(v);
         }
-        *sp++ = small_int(v);
-        pos += 2;
+        p += 2;
         break;
       }
       case kFastBinInt2:
         if (left < 3 || !affordable(kNodeCost)) goto out;
-        *sp++ = integer(OpReader::load<std::uint16_t>(data + pos + 1));
-        pos += 3;
+        *sp++ = integer(OpReader::load<std::uint16_t>(p + 1));
+        p += 3;
         break;
       case kFastBinInt:
         if (left < 5 || !affordable(kNodeCost)) goto out;
-        *sp++ = integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(data + pos + 1)));
-        pos += 5;
+        *sp++ = integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1)));
+        p += 5;
         break;
       case kFastNone:
         if (none_ == nullptr && !affordable(kNodeCost)) goto out;
         *sp++ = none();
-        pos += 1;
+        p += 1;
         break;
       case kFastShortStr: {
         if (left < 2) goto out;
-        const std::size_t n = data[pos + 1];
+        const std::size_t n = p[1];
         if (left - 2 < n || !affordable(kNodeCost + n)) goto out;
-        const std::string_view text(reinterpret_cast<const char*>(data + pos + 2), n);
+        const std::string_view text(reinterpret_cast<const char*>(p + 2), n);
         if (!is_ascii(text)) goto out;
         charge_node(n);
         *sp++ = graph_.str_copy(text);
-        pos += 2 + n;
+        p += 2 + n;
         break;
       }
       case kFastMemoize:
@@ -1252,20 +1260,20 @@ void Decoder::run_simple() {
             memo_.size() >= options_.limits.max_memo || !memo_.put_next_in_place(sp[-1])) {
           goto out;
         }
-        pos += 1;
+        p += 1;
         break;
       case kFastBinGet: {
         if (left < 2) goto out;
-        Node* n = memo_.get(data[pos + 1]);
+        Node* n = memo_.get(p[1]);
         if (n == nullptr) goto out;
         *sp++ = n;
-        pos += 2;
+        p += 2;
         break;
       }
       case kFastMark:
         if (marks_.size() >= options_.limits.max_depth) goto out;
         marks_.push_back(static_cast<std::size_t>(sp - base));
-        pos += 1;
+        p += 1;
         break;
       case kFastEmptyList:
       case kFastEmptyDict:
@@ -1276,7 +1284,7 @@ void Decoder::run_simple() {
                           : fast[code] == kFastEmptyDict ? Kind::Dict
                                                          : Kind::Tuple;
         *sp++ = graph_.make(kind);
-        pos += 1;
+        p += 1;
         break;
       }
       case kFastAppends:
@@ -1301,11 +1309,11 @@ void Decoder::run_simple() {
         charge(count * sizeof(Node*));
         if (count != 0) graph_.append_items(target, base + mark, count);
         sp = base + mark;
-        pos += 1;
+        p += 1;
         break;
       }
-      case kNotFast:
-      default: goto out;
+      case kNotFast: goto out;
+      default: __builtin_unreachable();  // kFastOps holds nothing else
     }
     ++steps;
   }
@@ -1313,7 +1321,7 @@ out:
   stack_.set_end(sp);
   max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));
   if (steps != 0) {
-    in_.skip_to(pos);
+    in_.skip_to(static_cast<std::size_t>(p - data));
     steps_ += steps;
     last_reduce_ = nullptr;  // none of these is a REDUCE
   }
@@ -1321,7 +1329,11 @@ out:
 
 DecodeResult Decoder::run() {
   while (!stopped_) {
-    run_simple();
+    if (max_protocol_ == kHighestProtocol) {
+      run_simple<true>();
+    } else {
+      run_simple<false>();
+    }
     in_.start_coded_op();
     if (in_.at_end()) {
       fail(ErrorKind::Truncated, "pickle data was truncated: no STOP opcode");
