@@ -1199,9 +1199,9 @@ void Decoder::run_simple() {
   const std::uint8_t* const data = in_.data();
   const std::uint8_t* const start = data + in_.pos();
   const std::uint8_t* const end = data + in_.read_limit();  // arguments stay before it
-  const std::uint8_t* const fast =
-      kNewest ? kFastOps[kHighestProtocol].data()
-              : kFastOps[static_cast<std::size_t>(max_protocol_)].data();
+  const std::uint8_t* const fast = kNewest
+                                       ? kFastOps[kHighestProtocol].data()
+                                       : kFastOps[static_cast<std::size_t>(max_protocol_)].data();
   std::size_t steps = 0;
   // The object stack in locals. Each of these opcodes reads at least one
   // byte and pushes at most one item, so with room for n items the loop may
