@@ -782,6 +782,10 @@ class Encoder {
   [[gnu::always_inline]] bool defer_entry(const Node* owner, std::size_t next, Step step,
                                           const Node* e) {
     if (save_if_inline(e)) return false;
+    if (direct_depth_ < kDirectDepth) {
+      save_now(e);
+      return false;
+    }
     push(owner, next, step);
     push_save(e);
     return true;
@@ -789,6 +793,10 @@ class Encoder {
   [[gnu::always_inline]] bool defer_entry(const Node* owner, std::size_t next, Step step, Entry e) {
     if (save_if_inline(e.first)) {
       if (save_if_inline(e.second)) return false;
+      if (direct_depth_ < kDirectDepth) {
+        save_now(e.second);
+        return false;
+      }
       push(owner, next, step);
       push_save(e.second);
       return true;
@@ -797,6 +805,27 @@ class Encoder {
     push_save(e.second);
     push_save(e.first);
     return true;
+  }
+
+  // Saves `n` (whose save may push tasks) completely, now: dispatches it,
+  // then runs the tasks it pushed, down to where the stack was. Those are
+  // exactly the tasks the main loop would run next, in the same order, so
+  // the bytes are the same as pushing `n` and its caller's continuation;
+  // but the caller's item loop goes on in place instead of being resumed
+  // from the stack, which for short containers cost more than their items.
+  // Direct saves nest at most kDirectDepth deep (a little C++ stack each);
+  // deeper values go through the task stack as before.
+  static constexpr int kDirectDepth = 32;
+  [[gnu::noinline]] void save_now(const Node* n) {
+    const std::size_t mark = stack_.size();
+    ++direct_depth_;
+    dispatch(n);
+    while (stack_.size() > mark) {
+      Task t = stack_.back();
+      stack_.pop_back();
+      run_task(t);
+    }
+    --direct_depth_;
   }
 
   // Saves the entry then writes `after`, with nothing to resume afterwards.
@@ -1925,6 +1954,7 @@ class Encoder {
   bool framing_ = false;
   char* frame_ = nullptr;  // the open frame's header; nullptr when none
   std::size_t depth_ = 0;
+  int direct_depth_ = 0;  // save_now() calls under way
   MemoId memo_size_ = 0;
   PodStack<Task>& stack_ = (*scratch_).tasks;
   NodeMemo* node_memo_ = &(*scratch_).memo;

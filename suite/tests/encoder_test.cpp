@@ -468,6 +468,17 @@ const std::map<std::string, Builder>& builders() {
       }
       return b.L(v);
     };
+    // 45 levels of [k, {k: <next>, "n": [None, k]}, (k, "s<k>"), [None]]:
+    // the encoder writes nested containers in place down to 32 levels and
+    // through its task stack below that.
+    c["nested_across_direct_depth"] = [](B& b) {
+      Node* inner = b.s("bottom");
+      for (std::int64_t k = 44; k >= 0; --k) {
+        inner = b.L({b.i(k), b.D({b.i(k), inner, b.s("n"), b.L({b.none(), b.i(k)})}),
+                     b.T({b.i(k), b.s("s" + std::to_string(k))}), b.L({b.none()})});
+      }
+      return inner;
+    };
     c["multi_frame_big_mix"] = [](B& b) {
       Node* t = b.s("t");
       return b.L({b.b(std::string(65000, 'q')), b.s(std::string(1000, 'r')),
@@ -1332,6 +1343,12 @@ constexpr Golden kGolden[] = {
     {"small_containers_across_frames", 3, 204608, 0xe57e1a1a3ba521deULL, nullptr},
     {"small_containers_across_frames", 4, 151487, 0x59ce5933bc5c4e8bULL, nullptr},
     {"small_containers_across_frames", 5, 151487, 0xf6660bca3bdadcdaULL, nullptr},
+    {"nested_across_direct_depth", 0, 3278, 0x5605dc79c3ddb81aULL, nullptr},
+    {"nested_across_direct_depth", 1, 2083, 0xa974327ce973b455ULL, nullptr},
+    {"nested_across_direct_depth", 2, 2040, 0xd3fc3c4c6959425fULL, nullptr},
+    {"nested_across_direct_depth", 3, 2040, 0x8d322b84e54542d4ULL, nullptr},
+    {"nested_across_direct_depth", 4, 1588, 0x3d4b4d709d7483a9ULL, nullptr},
+    {"nested_across_direct_depth", 5, 1588, 0x46479fd7ff694792ULL, nullptr},
     {"multi_frame_dict", 0, 293790, 0x51d4fe409c8198e6ULL, nullptr},
     {"multi_frame_dict", 1, 251003, 0xbe5276ceb95317f2ULL, nullptr},
     {"multi_frame_dict", 2, 251005, 0xb9f009575b3218a4ULL, nullptr},
