@@ -67,13 +67,15 @@ struct Graph::ChunkCacheAccess {
 void Graph::add_chunk() {
   if (ChunkCache<Chunk>* cache = ChunkCacheAccess::get(); cache != nullptr && cache->count > 0) {
     chunks_.push_back(std::move(cache->slots[--cache->count]));
-    return;
+  } else {
+    auto chunk = std::unique_ptr<Chunk>(new Chunk);
+    for (std::size_t i = 0; i < kChunkNodes; ++i) {
+      new (chunk->storage + i * sizeof(Node)) Node(Kind::None);  // at rest
+    }
+    chunks_.push_back(std::move(chunk));
   }
-  auto chunk = std::unique_ptr<Chunk>(new Chunk);
-  for (std::size_t i = 0; i < kChunkNodes; ++i) {
-    new (chunk->storage + i * sizeof(Node)) Node(Kind::None);  // at rest
-  }
-  chunks_.push_back(std::move(chunk));
+  next_ = &chunks_.back()->at(0);
+  chunk_end_ = next_ + kChunkNodes;
 }
 
 void Graph::recycle_chunks() noexcept {
@@ -138,24 +140,30 @@ void Graph::append_items(Node* n, Node* const* first, std::size_t count) {
 
 void Graph::destroy() noexcept {
   ItemsCache* cache = size_ > 0 ? ItemsCacheAccess::get() : nullptr;
-  for (std::size_t i = 0; i < size_; ++i) {
-    Node& n = node(i);
-    const std::size_t capacity = n.items.capacity();
-    if (cache != nullptr && capacity != 0 && (capacity & (capacity - 1)) == 0) {
-      const int bucket = std::countr_zero(capacity);
-      if (bucket < ItemsCache::kBuckets && cache->count[bucket] < ItemsCache::keep(bucket)) {
-        n.items.clear();
-        cache->slots[bucket][cache->count[bucket]++] = std::move(n.items);
+  // Chunk by chunk: the nodes made are the first size_ slots.
+  for (std::size_t c = 0, left = size_; left > 0; ++c) {
+    const std::size_t used = std::min(left, kChunkNodes);
+    left -= used;
+    Node* const first = &chunks_[c]->at(0);
+    for (Node* n = first; n != first + used; ++n) {
+      const std::size_t capacity = n->items.capacity();
+      if (capacity != 0 && cache != nullptr && (capacity & (capacity - 1)) == 0) {
+        const int bucket = std::countr_zero(capacity);
+        if (bucket < ItemsCache::kBuckets && cache->count[bucket] < ItemsCache::keep(bucket)) {
+          n->items.clear();
+          cache->slots[bucket][cache->count[bucket]++] = std::move(n->items);
+        }
       }
-    }
-    // Back at rest for make() (see kChunkNodes): most nodes already are,
-    // once their item array is handed back.
-    if (!n.at_rest()) [[unlikely]] {
-      n.~Node();
-      new (&n) Node(Kind::None);
+      // Back at rest for make() (see kChunkNodes): most nodes already are,
+      // once their item array is handed back.
+      if (!n->at_rest()) [[unlikely]] {
+        n->~Node();
+        new (n) Node(Kind::None);
+      }
     }
   }
   size_ = 0;
+  next_ = chunk_end_ = nullptr;  // make() takes a chunk again
 }
 
 Node* Graph::integer_le(std::string_view twos_le) {

@@ -197,9 +197,13 @@ struct Node {
   // stores, where constructing one writes every field.
   bool at_rest() const {
     static constexpr std::size_t kEmptyCapacity = std::string().capacity();  // no heap block
-    return items.capacity() == 0 && obj == nullptr && array == nullptr && device == nullptr &&
-           name.empty() && name.capacity() == kEmptyCapacity && owned_.empty() &&
-           owned_.capacity() == kEmptyCapacity;
+    // One test of all the fields rather than a branch for each.
+    const std::uintptr_t held =
+        reinterpret_cast<std::uintptr_t>(obj.get()) |
+        reinterpret_cast<std::uintptr_t>(array.get()) |
+        reinterpret_cast<std::uintptr_t>(device.get()) | items.capacity() | name.size() |
+        owned_.size() | (name.capacity() ^ kEmptyCapacity) | (owned_.capacity() ^ kEmptyCapacity);
+    return held == 0;
   }
   void reset(Kind k) {
     kind = k;
@@ -224,6 +228,8 @@ class Graph {
       : root(other.root),
         chunks_(std::move(other.chunks_)),
         size_(other.size_),
+        next_(std::exchange(other.next_, nullptr)),
+        chunk_end_(std::exchange(other.chunk_end_, nullptr)),
         arena_(std::move(other.arena_)) {
     other.chunks_.clear();
     other.size_ = 0;
@@ -235,6 +241,8 @@ class Graph {
       root = other.root;
       chunks_ = std::move(other.chunks_);
       size_ = other.size_;
+      next_ = std::exchange(other.next_, nullptr);
+      chunk_end_ = std::exchange(other.chunk_end_, nullptr);
       arena_ = std::move(other.arena_);
       other.chunks_.clear();
       other.size_ = 0;
@@ -248,12 +256,9 @@ class Graph {
   }
 
   [[gnu::always_inline]] Node* make(Kind kind) {
-    const std::size_t slot = size_ % kChunkNodes;
-    if (slot == 0 && size_ / kChunkNodes == chunks_.size()) [[unlikely]] {
-      add_chunk();
-    }
+    if (next_ == chunk_end_) [[unlikely]] add_chunk();
     // Every slot of a chunk holds a node at rest (add_chunk, destroy).
-    Node* n = &chunks_[size_ / kChunkNodes]->at(slot);
+    Node* n = next_++;
     n->reset(kind);
     ++size_;
     return n;
@@ -395,6 +400,8 @@ class Graph {
 
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::size_t size_ = 0;
+  Node* next_ = nullptr;       // the last chunk's next free slot
+  Node* chunk_end_ = nullptr;  // the end of the last chunk's slots
   Arena arena_;
 };
 
