@@ -44,6 +44,9 @@ struct ChunkCache {
   static constexpr std::size_t kKeep = 8;
   std::unique_ptr<Chunk> slots[kKeep];
   std::size_t count = 0;
+  // An empty chunk list with room, for the next graph's first chunk (a
+  // graph's list would otherwise be allocated and freed every time).
+  std::vector<std::unique_ptr<Chunk>> spare_list;
   ~ChunkCache();
 };
 
@@ -65,7 +68,9 @@ struct Graph::ChunkCacheAccess {
 };
 
 void Graph::add_chunk() {
-  if (ChunkCache<Chunk>* cache = ChunkCacheAccess::get(); cache != nullptr && cache->count > 0) {
+  ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
+  if (cache != nullptr && chunks_.capacity() == 0) chunks_.swap(cache->spare_list);
+  if (cache != nullptr && cache->count > 0) {
     chunks_.push_back(std::move(cache->slots[--cache->count]));
   } else {
     auto chunk = std::unique_ptr<Chunk>(new Chunk);
@@ -84,6 +89,9 @@ void Graph::recycle_chunks() noexcept {
   while (!chunks_.empty() && cache->count < ChunkCache<Chunk>::kKeep) {
     cache->slots[cache->count++] = std::move(chunks_.back());
     chunks_.pop_back();
+  }
+  if (chunks_.empty() && chunks_.capacity() <= 64 && cache->spare_list.capacity() == 0) {
+    chunks_.swap(cache->spare_list);
   }
 }
 
