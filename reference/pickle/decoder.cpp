@@ -44,6 +44,7 @@
 //   at the same opcodes.
 #include "reference/pickle/decoder.h"
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -601,7 +602,7 @@ class Decoder {
   std::size_t next_buffer_ = 0;
   Node* last_reduce_ = nullptr;  // the REDUCE result, while the next opcode runs
 
-  std::unordered_map<std::string, Node*> globals_;  // interned Global nodes
+  absl::flat_hash_map<std::string, Node*> globals_;  // interned Global nodes
   Node* none_ = nullptr;
   Node* true_ = nullptr;
   Node* false_ = nullptr;
