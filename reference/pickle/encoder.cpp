@@ -520,9 +520,7 @@ class Encoder {
     const std::size_t len = static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize;
     if (len >= kFrameSizeMin) {
       frame_[0] = op(Op::FRAME);
-      for (std::size_t i = 0; i < 8; ++i) {
-        frame_[1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
-      }
+      store_word(frame_ + 1, len);  // 8 bytes, little-endian
     } else {
       std::memmove(frame_, frame_ + kFrameHeaderSize, len);
       cur_ -= kFrameHeaderSize;
@@ -872,11 +870,19 @@ class Encoder {
   // new end, or nullptr having written nothing.
   [[gnu::always_inline]] static char* put_atom(char* c, const Node* n) {
     if (n->kind == Kind::Int && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
-      const auto u = static_cast<std::uint32_t>(n->small);
-      const std::size_t size = u < 0x100 ? 2 : u < 0x10000 ? 3 : 5;
-      const Op o = u < 0x100 ? Op::BININT1 : u < 0x10000 ? Op::BININT2 : Op::BININT;
-      store_word(c, static_cast<std::uint8_t>(op(o)) | std::uint64_t{u} << 8);
-      return c + size;
+      const std::uint64_t u = static_cast<std::uint32_t>(n->small);
+      // A branch per form: in a run the form repeats, so they predict well
+      // and cost less than selecting size and opcode without branches.
+      if (u < 0x100) {
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | u << 8);
+        return c + 2;
+      }
+      if (u < 0x10000) {
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT2)) | u << 8);
+        return c + 3;
+      }
+      store_word(c, static_cast<std::uint8_t>(op(Op::BININT)) | u << 8);
+      return c + 5;
     }
     if (n->kind == Kind::None) {
       *c = op(Op::NONE);
@@ -1611,7 +1617,10 @@ class Encoder {
   void tuple_end(const Node* n) {
     const std::size_t len = n->items.size();
     const bool short_form = proto_ >= 2 && len <= 3;
-    if (MemoId idx = find_memo(n); idx != kNoMemo) {
+    // Looked up and added in one probe (a tuple is no singleton); the slot
+    // is set right after the opcode, before any other memo entry.
+    MemoId* slot = node_memo_->find_or_add(n);
+    if (const MemoId idx = *slot; idx != kNoMemo) {
       if (short_form) {
         for (std::size_t i = 0; i < len; ++i) put(op(Op::POP));
       } else if (bin_) {
@@ -1627,7 +1636,7 @@ class Encoder {
     } else {
       put(op(Op::TUPLE));
     }
-    memo_put_node(n);
+    *slot = memo_put_op();
   }
 
   // ---- persistent ids ---------------------------------------------------------
