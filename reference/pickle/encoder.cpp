@@ -305,7 +305,8 @@ class NodeMemo {
 
   std::size_t index(const Node* key) const {
     const auto bits = reinterpret_cast<std::uintptr_t>(key);
-    return static_cast<std::size_t>((bits >> 4) * 0x9E3779B97F4A7C15ull >> 20) & mask_;
+    // Fibonacci hashing: the product's top bits, as many as the table has.
+    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> shift_);
   }
 
   bool place(const Node* key, MemoId value) {
@@ -324,6 +325,7 @@ class NodeMemo {
     old.swap(slots_);
     slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
+    shift_ = 64 - std::countr_zero(slots_.size());
     limit_ = slots_.size() / 2;
     const std::uint32_t current = generation_;
     generation_ = 1;
@@ -334,6 +336,7 @@ class NodeMemo {
 
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
+  int shift_ = 63;  // 64 - log2(the slot count)
   std::size_t limit_ = 0;  // grow() before the size reaches it
   std::size_t size_ = 0;
   std::uint32_t generation_ = 1;
