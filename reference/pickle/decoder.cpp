@@ -1158,6 +1158,9 @@ enum FastOp : std::uint8_t {
   kFastEmptyTuple,
   kFastAppends,
   kFastSetItems,
+  kFastTuple1,  // kFastTuple1 + n - 1: TUPLEn
+  kFastTuple2,
+  kFastTuple3,
 };
 
 const auto kFastOps = [] {
@@ -1176,6 +1179,9 @@ const auto kFastOps = [] {
       {Op::EMPTY_TUPLE, kFastEmptyTuple},
       {Op::APPENDS, kFastAppends},
       {Op::SETITEMS, kFastSetItems},
+      {Op::TUPLE1, kFastTuple1},
+      {Op::TUPLE2, kFastTuple2},
+      {Op::TUPLE3, kFastTuple3},
   };
   for (std::size_t p = 0; p < table.size(); ++p) {
     for (const auto& [o, f] : fast) {
@@ -1187,14 +1193,15 @@ const auto kFastOps = [] {
 }();
 
 // The commonest opcodes (small ints, None, short ASCII str, memo, MARK,
-// empty containers, APPENDS and SETITEMS onto a list or dict), run with the
-// position, step count and stack top in locals and no per-opcode
+// empty containers, APPENDS and SETITEMS onto a list or dict, TUPLE1-3), run
+// with the position, step count and stack top in locals and no per-opcode
 // bookkeeping for error messages. It stops *before* any opcode that needs
 // more than that: another opcode, the end of the frame or input, an argument
 // that is not all there, a str that is not ASCII, a memo miss, a missing
-// mark, an odd SETITEMS, a target of another kind, a limit or the budget
-// about to be reached. Such an opcode has changed nothing yet, and the
-// general loop runs it with every check and message.
+// mark, an odd SETITEMS, a target of another kind, too few items above the
+// topmost mark for a TUPLEn, a limit or the budget about to be reached. Such
+// an opcode has changed nothing yet, and the general loop runs it with every
+// check and message.
 template <bool kNewest>
 void Decoder::run_simple() {
   const std::uint8_t* const data = in_.data();
@@ -1207,8 +1214,8 @@ void Decoder::run_simple() {
   // The object stack in locals. Each of these opcodes reads at least one
   // byte and pushes at most one item, so with room for n items the loop may
   // start opcodes over the next n bytes without checking the room. Only
-  // APPENDS and SETITEMS pop, and they note the depth first; otherwise the
-  // deepest the stack got is where it ends.
+  // APPENDS, SETITEMS and TUPLEn pop, and they note the depth first;
+  // otherwise the deepest the stack got is where it ends.
   const std::size_t room = std::min<std::size_t>(static_cast<std::size_t>(end - start), 4096);
   Node** sp = stack_.room_for(room);
   Node** const base = stack_.data();
@@ -1310,6 +1317,24 @@ void Decoder::run_simple() {
         charge(count * sizeof(Node*));
         if (count != 0) graph_.append_items(target, base + mark, count);
         sp = base + mark;
+        p += 1;
+        break;
+      }
+      case kFastTuple1:
+      case kFastTuple2:
+      case kFastTuple3: {
+        const std::size_t n = fast[code] - kFastTuple1 + 1u;
+        if (static_cast<std::size_t>(sp - base) < fence() + n ||
+            !affordable(kNodeCost + n * sizeof(Node*))) {
+          goto out;
+        }
+        max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));  // about to pop
+        charge_node(0, n);
+        Node* t = graph_.make(Kind::Tuple);
+        graph_.append_items(t, sp - n, n);
+        sp -= n;
+        moved_ += n;
+        *sp++ = t;
         p += 1;
         break;
       }

@@ -1377,6 +1377,30 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
     EXPECT_EQ(f.offset, 7u) << f.message;
   }
+  // TUPLE2 with one item above the mark: fails at the TUPLE2, as before.
+  {
+    Failure f = decode_fail("\x80\x04(K\x01\x86."sv);
+    EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
+    EXPECT_EQ(f.offset, 5u) << f.message;
+  }
+  // ((1, 2), (3,)) from TUPLE2, TUPLE1, TUPLE2.
+  {
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    const Node* root = decode_ok("\x80\x04K\x01K\x02\x86K\x03\x85\x86."sv, g, options);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->kind, Kind::Tuple);
+    ASSERT_EQ(root->items.size(), 2u);
+    ASSERT_EQ(root->items[0]->kind, Kind::Tuple);
+    ASSERT_EQ(root->items[0]->items.size(), 2u);
+    EXPECT_EQ(root->items[0]->items[1]->small, 2);
+    ASSERT_EQ(root->items[1]->items.size(), 1u);
+    EXPECT_EQ(root->items[1]->items[0]->small, 3);
+    EXPECT_EQ(stats.max_stack, 2u);
+    EXPECT_EQ(stats.steps, 8u);
+  }
   // Nested lists and dicts built in the fast loop: the value, and the stack
   // depth and item moves its statistics report.
   {
