@@ -734,6 +734,11 @@ class Encoder {
   // others. One switch on the kind, with the commonest cases written here.
   [[gnu::always_inline]] bool save_if_inline(const Node* n) {
     if (n == nullptr) dispatch(n);  // fails
+    if (n->kind == Kind::Str) {  // the commonest item of all, before the switch's jump
+      boundary();
+      save_str(n);
+      return true;
+    }
     switch (n->kind) {
       case Kind::None:
         boundary();
