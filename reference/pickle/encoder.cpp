@@ -1082,6 +1082,13 @@ class Encoder {
 
   void dispatch(const Node* n) {
     if (n == nullptr) fail("null node in the value");
+    // Lists and dicts first: the item loops write the atoms themselves, so
+    // most of what reaches here is a container.
+    if (n->kind == Kind::List || n->kind == Kind::Dict) {
+      boundary();
+      save_list_or_dict(n);
+      return;
+    }
     // A domain node is written as the reduce its Python type returns.
     if (is_domain(n->kind)) n = lowering().lower(n);
     boundary();
@@ -1103,21 +1110,7 @@ class Encoder {
     switch (n->kind) {
       case Kind::Str: save_str(n); return;
       case Kind::List:
-      case Kind::Dict: {
-        // Looked up and added in one probe; memoized right after the opcode
-        // that makes the empty container, before any other memo entry.
-        MemoId* slot = node_memo_->find_or_add(n);
-        if (*slot != kNoMemo) {
-          memo_get(*slot);
-          return;
-        }
-        if (n->kind == Kind::List) {
-          save_list(n, slot);
-        } else {
-          save_dict(n, slot);
-        }
-        return;
-      }
+      case Kind::Dict: save_list_or_dict(n); return;
       default: break;
     }
     if (MemoId idx = find_memo(n); idx != kNoMemo) {
@@ -1133,6 +1126,21 @@ class Encoder {
       case Kind::FrozenSet: save_frozenset(n); return;
       case Kind::Object: save_object(n); return;
       default: fail("cannot pickle a node of kind " + std::string(kind_name(n->kind)));
+    }
+  }
+
+  [[gnu::always_inline]] void save_list_or_dict(const Node* n) {
+    // Looked up and added in one probe; memoized right after the opcode
+    // that makes the empty container, before any other memo entry.
+    MemoId* slot = node_memo_->find_or_add(n);
+    if (*slot != kNoMemo) {
+      memo_get(*slot);
+      return;
+    }
+    if (n->kind == Kind::List) {
+      save_list(n, slot);
+    } else {
+      save_dict(n, slot);
     }
   }
 
