@@ -395,11 +395,7 @@ class Encoder {
       framing_ = proto_ >= 4;
     }
     dispatch(root);
-    while (!stack_.empty()) {
-      Task t = stack_.back();
-      stack_.pop_back();
-      run_task(t);
-    }
+    run_tasks_down_to(0);
     put(op(Op::STOP));
     commit_frame();
     framing_ = false;
@@ -826,12 +822,16 @@ class Encoder {
     const std::size_t mark = stack_.size();
     ++direct_depth_;
     dispatch(n);
+    run_tasks_down_to(mark);
+    --direct_depth_;
+  }
+  // The main loop: runs tasks until the stack is back to `mark` entries.
+  [[gnu::always_inline]] void run_tasks_down_to(std::size_t mark) {
     while (stack_.size() > mark) {
       Task t = stack_.back();
       stack_.pop_back();
       run_task(t);
     }
-    --direct_depth_;
   }
 
   // Saves the entry then writes `after`, with nothing to resume afterwards.
@@ -1107,11 +1107,9 @@ class Encoder {
       case Kind::Global: emit_global(n->payload(), n->name); return;
       default: break;
     }
-    switch (n->kind) {
-      case Kind::Str: save_str(n); return;
-      case Kind::List:
-      case Kind::Dict: save_list_or_dict(n); return;
-      default: break;
+    if (n->kind == Kind::Str) {
+      save_str(n);
+      return;
     }
     if (MemoId idx = find_memo(n); idx != kNoMemo) {
       memo_get(idx);
