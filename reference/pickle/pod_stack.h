@@ -41,8 +41,7 @@ class PodStack {
     if (static_cast<std::size_t>(cap_ - end_) < n) reserve(std::max(size() + n, 2 * capacity()));
     return end_;
   }
-  T* capacity_end() { return cap_; }
-  void set_end(T* end) { end_ = end; }  // within [begin(), capacity_end()]
+  void set_end(T* end) { end_ = end; }  // within what room_for() made room for
   [[gnu::noinline]] void reserve(std::size_t n) {
     if (n <= capacity()) return;
     const std::size_t used = size();
