@@ -877,20 +877,26 @@ class Encoder {
   // Writes `n` at `c` when it is None or an int BININT* holds; returns the
   // new end, or nullptr having written nothing.
   [[gnu::always_inline]] static char* put_atom(char* c, const Node* n) {
-    if (n->kind == Kind::Int && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX) {
-      const std::uint64_t u = static_cast<std::uint32_t>(n->small);
+    if (n->kind == Kind::Int && !n->big) {
       // A branch per form: in a run the form repeats, so they predict well
-      // and cost less than selecting size and opcode without branches.
-      if (u < 0x100) {
-        store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | u << 8);
+      // and cost less than selecting size and opcode without branches. The
+      // small forms are tested on the int64 itself (a negative one is a
+      // huge unsigned value), the int32 range only for BININT.
+      const auto v = static_cast<std::uint64_t>(n->small);
+      if (v < 0x100) {
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | v << 8);
         return c + 2;
       }
-      if (u < 0x10000) {
-        store_word(c, static_cast<std::uint8_t>(op(Op::BININT2)) | u << 8);
+      if (v < 0x10000) {
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT2)) | v << 8);
         return c + 3;
       }
-      store_word(c, static_cast<std::uint8_t>(op(Op::BININT)) | u << 8);
-      return c + 5;
+      if (n->small >= INT32_MIN && n->small <= INT32_MAX) {
+        const std::uint64_t u = static_cast<std::uint32_t>(n->small);
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT)) | u << 8);
+        return c + 5;
+      }
+      return nullptr;
     }
     if (n->kind == Kind::None) {
       *c = op(Op::NONE);
