@@ -660,6 +660,15 @@ Failure decode_fail(std::string_view data, const DecodeOptions& options = {}) {
   return f;
 }
 
+// Decoding `data` fails with `kind` at byte `offset`.
+void expect_failure_at(std::string_view data, ErrorKind kind, std::size_t offset,
+                       const DecodeOptions& options = {}) {
+  Failure f = decode_fail(data, options);
+  EXPECT_TRUE(f.failed) << "decoded without an error";
+  EXPECT_EQ(f.kind, kind) << f.message;
+  EXPECT_EQ(f.offset, offset) << f.message;
+}
+
 #define EXPECT_DECODE_ERROR(data, expected_kind, ...)                                  \
   do {                                                                                 \
     Failure f_ = decode_fail((data)__VA_OPT__(, ) __VA_ARGS__);                        \
@@ -1349,40 +1358,22 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     EXPECT_EQ((f.offset - 3) % 5, 0u) << "not at a BININT: " << f.offset;
   }
   // APPENDS and SETITEMS after a run: each wrong case fails at the opcode.
-  {
-    Failure f = decode_fail(
-        "\x80\x04]K\x01"
-        "e."sv);  // no mark
-    EXPECT_EQ(f.kind, ErrorKind::MissingMark) << f.message;
-    EXPECT_EQ(f.offset, 5u) << f.message;
-    f = decode_fail(
-        "\x80\x04}(K\x01"
-        "e."sv);  // APPENDS onto a dict
-    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
-    EXPECT_EQ(f.offset, 6u) << f.message;
-    f = decode_fail("\x80\x04](K\x01K\x02u."sv);  // SETITEMS onto a list
-    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
-    EXPECT_EQ(f.offset, 8u) << f.message;
-    f = decode_fail("\x80\x04}(K\x01u."sv);  // an odd SETITEMS
-    EXPECT_EQ(f.kind, ErrorKind::BadValue) << f.message;
-    EXPECT_EQ(f.offset, 6u) << f.message;
-    f = decode_fail(
-        "\x80\x04(K\x01"
-        "e."sv);  // nothing below the mark
-    EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
-    EXPECT_EQ(f.offset, 5u) << f.message;
-    f = decode_fail(
-        "\x80\x04]((K\x01"
-        "e."sv);  // the target is behind another mark
-    EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
-    EXPECT_EQ(f.offset, 7u) << f.message;
-  }
+  expect_failure_at("\x80\x04]K\x01"
+                    "e."sv,
+                    ErrorKind::MissingMark, 5);  // no mark
+  expect_failure_at("\x80\x04}(K\x01"
+                    "e."sv,
+                    ErrorKind::BadValue, 6);  // APPENDS onto a dict
+  expect_failure_at("\x80\x04](K\x01K\x02u."sv, ErrorKind::BadValue, 8);  // SETITEMS onto a list
+  expect_failure_at("\x80\x04}(K\x01u."sv, ErrorKind::BadValue, 6);        // an odd SETITEMS
+  expect_failure_at("\x80\x04(K\x01"
+                    "e."sv,
+                    ErrorKind::StackUnderflow, 5);  // nothing below the mark
+  expect_failure_at("\x80\x04]((K\x01"
+                    "e."sv,
+                    ErrorKind::StackUnderflow, 7);  // the target is behind another mark
   // TUPLE2 with one item above the mark: fails at the TUPLE2, as before.
-  {
-    Failure f = decode_fail("\x80\x04(K\x01\x86."sv);
-    EXPECT_EQ(f.kind, ErrorKind::StackUnderflow) << f.message;
-    EXPECT_EQ(f.offset, 5u) << f.message;
-  }
+  expect_failure_at("\x80\x04(K\x01\x86."sv, ErrorKind::StackUnderflow, 5);
   // ((1, 2), (3,)) from TUPLE2, TUPLE1, TUPLE2.
   {
     Graph g;
