@@ -130,16 +130,15 @@ struct Graph::ItemsCacheAccess {
 
 void Graph::append_items(Node* n, Node* const* first, std::size_t count) {
   std::vector<Node*>& items = n->items;
-  if (items.empty() && items.capacity() < count) {
+  if (items.capacity() < count && items.empty()) {
     const int bucket = static_cast<int>(std::bit_width(count - 1));  // ceil(log2(count))
     if (bucket < ItemsCache::kBuckets) {
       ItemsCache* cache = ItemsCacheAccess::get();
       if (cache != nullptr && cache->count[bucket] > 0) {
-        items = std::move(cache->slots[bucket][--cache->count[bucket]]);
+        // The cached array is empty, of capacity 2**bucket >= count.
+        items.swap(cache->slots[bucket][--cache->count[bucket]]);
       } else {
-        std::vector<Node*> fresh;
-        fresh.reserve(std::size_t{1} << bucket);
-        items = std::move(fresh);
+        items.reserve(std::size_t{1} << bucket);
       }
     }
   }
