@@ -49,6 +49,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -61,10 +62,10 @@
 #include "reference/pickle/compat.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
-#include "reference/pickle/policy.h"
 #include "reference/pickle/pod_stack.h"
-#include "reference/pickle/scratch_pool.h"
+#include "reference/pickle/policy.h"
 #include "reference/pickle/reader.h"
+#include "reference/pickle/scratch_pool.h"
 #include "reference/pickle/text.h"
 #include "reference/types/builtin_reduce.h"
 #include "reference/types/domain.h"
@@ -204,19 +205,30 @@ class Memo {
   std::size_t count_ = 0;
 };
 
-// The decoder's working memory (object stack, mark stack, memo), kept by the
-// thread between calls (scratch_pool.h). Scratch grown past kKeepEntries is
-// freed, not kept.
+// The decoder's working memory (object stack, mark stack, memo, small-int
+// table), kept by the thread between calls (scratch_pool.h). Scratch grown
+// past kKeepEntries is freed, not kept.
 struct Scratch {
   static constexpr std::size_t kKeepEntries = std::size_t{1} << 16;
   PodStack<Node*> stack;
   std::vector<std::size_t> marks;
   Memo memo;
+  // BININT1's node for each value, made once per decode: null until then.
+  // Between decodes every slot is null again; reset() clears just the slots
+  // `small_ints_made` names, not the whole 2 KiB.
+  std::array<Node*, 256> small_ints{};
+  std::array<std::uint64_t, 4> small_ints_made{};
 
   void reset() {
     stack.clear();
     marks.clear();
     memo.clear();
+    for (std::size_t w = 0; w < small_ints_made.size(); ++w) {
+      for (std::uint64_t bits = small_ints_made[w]; bits != 0; bits &= bits - 1) {
+        small_ints[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))] = nullptr;
+      }
+      small_ints_made[w] = 0;
+    }
   }
   bool worth_keeping() const {
     return stack.capacity() <= kKeepEntries && marks.capacity() <= kKeepEntries &&
@@ -370,15 +382,13 @@ class Decoder {
     return slot;
   }
   Node* small_int(std::uint8_t v) {
-    // small_ints_[v] is valid once its bit is set: the 2 KiB table is not
-    // cleared for every decode.
-    const std::uint64_t bit = std::uint64_t{1} << (v % 64);
-    if ((small_ints_made_[v / 64] & bit) == 0) {
+    Node*& slot = small_ints_[v];
+    if (slot == nullptr) {
       charge_node();
-      small_ints_[v] = graph_.integer(v);
-      small_ints_made_[v / 64] |= bit;
+      slot = graph_.integer(v);
+      small_ints_made_[v / 64] |= std::uint64_t{1} << (v % 64);  // for Scratch::reset()
     }
-    return small_ints_[v];
+    return slot;
   }
   Node* integer(std::int64_t v) {
     charge_node();
@@ -559,6 +569,8 @@ class Decoder {
   // fixed address rather than a pointer the loop must keep.
   template <bool kNewest>
   void run_simple();
+  template <bool kNewest, bool kRoomy>
+  void run_fast();
   void op_proto();
   void op_frame();
   void op_build();
@@ -606,8 +618,8 @@ class Decoder {
   Node* none_ = nullptr;
   Node* true_ = nullptr;
   Node* false_ = nullptr;
-  std::array<Node*, 256> small_ints_;  // uninitialized: see small_int()
-  std::array<std::uint64_t, 4> small_ints_made_{};
+  std::array<Node*, 256>& small_ints_ = (*scratch_).small_ints;
+  std::array<std::uint64_t, 4>& small_ints_made_ = (*scratch_).small_ints_made;
 };
 
 Node* Decoder::decimal_int(std::string_view text) {
@@ -1202,8 +1214,30 @@ const auto kFastOps = [] {
 // topmost mark for a TUPLEn, a limit or the budget about to be reached. Such
 // an opcode has changed nothing yet, and the general loop runs it with every
 // check and message.
+//
+// The budget. A run over n bytes allocates at most n * kFastBytesCost plus 8
+// bytes for each item already on the stack: per byte read, at most one node
+// (kNodeCost), one byte of str payload and one item pointer moved into a
+// container (an item is moved once, when it is popped, and each push reads
+// at least a byte). When what is left of the budget covers that, the run
+// checks nothing (kRoomy); otherwise it checks each charge before making
+// anything. Either way it charges a local count, added to allocated_ when
+// it stops.
+constexpr std::size_t kFastRunBytes = 4096;
+constexpr std::size_t kFastBytesCost = kNodeCost + 1 + sizeof(Node*);
+
 template <bool kNewest>
 void Decoder::run_simple() {
+  const std::size_t room = std::min(in_.read_limit() - in_.pos(), kFastRunBytes);
+  if (budget_ - allocated_ >= room * kFastBytesCost + stack_.size() * sizeof(Node*)) {
+    run_fast<kNewest, true>();
+  } else {
+    run_fast<kNewest, false>();
+  }
+}
+
+template <bool kNewest, bool kRoomy>
+void Decoder::run_fast() {
   const std::uint8_t* const data = in_.data();
   const std::uint8_t* const start = data + in_.pos();
   const std::uint8_t* const end = data + in_.read_limit();  // arguments stay before it
@@ -1216,10 +1250,14 @@ void Decoder::run_simple() {
   // start opcodes over the next n bytes without checking the room. Only
   // APPENDS, SETITEMS and TUPLEn pop, and they note the depth first;
   // otherwise the deepest the stack got is where it ends.
-  const std::size_t room = std::min<std::size_t>(static_cast<std::size_t>(end - start), 4096);
+  const std::size_t room = std::min(static_cast<std::size_t>(end - start), kFastRunBytes);
   Node** sp = stack_.room_for(room);
+  const std::size_t avail = budget_ - allocated_;
+  std::size_t spent = 0;
+  const auto affordable = [&](std::size_t bytes) { return kRoomy || bytes <= avail - spent; };
   Node** const base = stack_.data();
   const std::uint8_t* const stop = start + room;
+  Node* const* const small = small_ints_.data();
   const std::uint8_t* p = start;
   while (p < stop) {
     const std::uint8_t code = *p;
@@ -1227,29 +1265,39 @@ void Decoder::run_simple() {
     switch (static_cast<FastOp>(fast[code])) {
       case kFastBinInt1: {
         if (left < 2) goto out;
-        const std::uint8_t v = p[1];
-        if ((small_ints_made_[v / 64] & (std::uint64_t{1} << (v % 64))) != 0) {
-          *sp++ = small_ints_[v];  // made earlier in this decode
+        if (Node* made = small[p[1]]; made != nullptr) {
+          *sp++ = made;  // made earlier in this decode
         } else {
+          const std::uint8_t v = p[1];
           if (!affordable(kNodeCost)) goto out;
-          *sp++ = small_int(v);
+          spent += kNodeCost;
+          made = graph_.integer(v);
+          small_ints_[v] = made;
+          small_ints_made_[v / 64] |= std::uint64_t{1} << (v % 64);  // for Scratch::reset()
+          *sp++ = made;
         }
         p += 2;
         break;
       }
       case kFastBinInt2:
         if (left < 3 || !affordable(kNodeCost)) goto out;
-        *sp++ = integer(OpReader::load<std::uint16_t>(p + 1));
+        spent += kNodeCost;
+        *sp++ = graph_.integer(OpReader::load<std::uint16_t>(p + 1));
         p += 3;
         break;
       case kFastBinInt:
         if (left < 5 || !affordable(kNodeCost)) goto out;
-        *sp++ = integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1)));
+        spent += kNodeCost;
+        *sp++ = graph_.integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1)));
         p += 5;
         break;
       case kFastNone:
-        if (none_ == nullptr && !affordable(kNodeCost)) goto out;
-        *sp++ = none();
+        if (none_ == nullptr) {
+          if (!affordable(kNodeCost)) goto out;
+          spent += kNodeCost;
+          none_ = graph_.none();
+        }
+        *sp++ = none_;
         p += 1;
         break;
       case kFastShortStr: {
@@ -1258,7 +1306,7 @@ void Decoder::run_simple() {
         if (left - 2 < n || !affordable(kNodeCost + n)) goto out;
         const std::string_view text(reinterpret_cast<const char*>(p + 2), n);
         if (!is_ascii(text)) goto out;
-        charge_node(n);
+        spent += kNodeCost + n;
         *sp++ = graph_.str_copy(text);
         p += 2 + n;
         break;
@@ -1287,7 +1335,7 @@ void Decoder::run_simple() {
       case kFastEmptyDict:
       case kFastEmptyTuple: {
         if (!affordable(kNodeCost)) goto out;
-        charge_node();
+        spent += kNodeCost;
         const Kind kind = fast[code] == kFastEmptyList   ? Kind::List
                           : fast[code] == kFastEmptyDict ? Kind::Dict
                                                          : Kind::Tuple;
@@ -1314,7 +1362,7 @@ void Decoder::run_simple() {
         max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));  // about to pop
         marks_.pop_back();
         moved_ += count;
-        charge(count * sizeof(Node*));
+        spent += count * sizeof(Node*);
         if (count != 0) graph_.append_items(target, base + mark, count);
         sp = base + mark;
         p += 1;
@@ -1329,7 +1377,7 @@ void Decoder::run_simple() {
           goto out;
         }
         max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));  // about to pop
-        charge_node(0, n);
+        spent += kNodeCost + n * sizeof(Node*);
         Node* t = graph_.make(Kind::Tuple);
         graph_.append_items(t, sp - n, n);
         sp -= n;
@@ -1344,6 +1392,7 @@ void Decoder::run_simple() {
     ++steps;
   }
 out:
+  allocated_ += spent;
   stack_.set_end(sp);
   max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));
   if (steps != 0) {

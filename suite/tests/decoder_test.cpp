@@ -1357,6 +1357,32 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     EXPECT_GE(f.offset, 3u);
     EXPECT_EQ((f.offset - 3) % 5, 0u) << "not at a BININT: " << f.offset;
   }
+  // The run charges the same bytes whether the budget left covers its worst
+  // case (no check per opcode) or not (a check before each charge): for
+  // [1, 2, (3,), None, 'ab'] five nodes, two bytes of str, and 5 + 1 items
+  // moved, 7 * 32 + 2 + 6 * 8 = 274 bytes. With exactly that budget it
+  // decodes; with a byte less it stops at the last opcode that charges.
+  {
+    const std::string_view s =
+        "\x80\x04](K\x01K\x02K\x03\x85N\x8c\x02"
+        "abe."sv;
+    DecodeStats roomy;
+    DecodeOptions options;
+    options.stats = &roomy;
+    Graph g;
+    ASSERT_NE(decode_ok(s, g, options), nullptr);
+    EXPECT_EQ(roomy.allocated, 274u);
+    DecodeStats exact;
+    options.stats = &exact;
+    options.limits.alloc_per_input_byte = 0;
+    options.limits.alloc_constant = 274;
+    Graph g2;
+    ASSERT_NE(decode_ok(s, g2, options), nullptr);
+    EXPECT_EQ(exact.allocated, 274u);
+    options.limits.alloc_constant = 273;
+    options.stats = nullptr;
+    expect_failure_at(s, ErrorKind::LimitExceeded, 16, options);  // the APPENDS
+  }
   // APPENDS and SETITEMS after a run: each wrong case fails at the opcode.
   expect_failure_at("\x80\x04]K\x01"
                     "e."sv,
