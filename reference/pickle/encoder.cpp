@@ -61,6 +61,14 @@ constexpr char op(Op o) {
   return static_cast<char>(o);
 }
 
+// `empty` (EMPTY_LIST or EMPTY_DICT), MEMOIZE and MARK as one word for
+// store_word: protocol 4's opening of a container written in batches.
+constexpr std::uint64_t opened_marked(Op empty) {
+  return static_cast<std::uint8_t>(op(empty)) |
+         std::uint64_t{static_cast<std::uint8_t>(op(Op::MEMOIZE))} << 8 |
+         std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16;
+}
+
 enum class Step : std::uint8_t {
   kSave,            // save(node)
   kWriteOp,         // write one opcode byte
@@ -821,7 +829,14 @@ class Encoder {
   [[gnu::noinline]] void save_now(const Node* n) {
     const std::size_t mark = stack_.size();
     ++direct_depth_;
-    dispatch(n);
+    // dispatch()'s first case, without its call: most items that get here
+    // are lists and dicts.
+    if (n->kind == Kind::List || n->kind == Kind::Dict) {
+      boundary();
+      save_list_or_dict(n);
+    } else {
+      dispatch(n);
+    }
     run_tasks_down_to(mark);
     --direct_depth_;
   }
@@ -1468,13 +1483,18 @@ class Encoder {
     return bin_ && entries >= 2 && entries < kBatchSize && depth_ < options_.max_depth &&
            maybe_atom(n->items[0]);
   }
+  // Protocol 4 and up, with the frame open (atom_room): whether the whole
+  // container, `atoms` items of at most kAtomBytes, its three opening
+  // opcodes and its closing one, fits the room no check would have found
+  // short. Then they are written with no check between them.
+  [[gnu::always_inline]] bool whole_fits(std::size_t atoms) const {
+    return proto_ >= 4 && atoms + 2 <= atom_room();  // 3 + 1 opcode bytes < 2 * kAtomBytes
+  }
+
   [[gnu::always_inline]] void open_marked(Op empty, MemoId* memo) {
     if (proto_ >= 4) {
       *memo = next_memo_id();
-      put_word(static_cast<std::uint8_t>(op(empty)) |
-                   std::uint64_t{static_cast<std::uint8_t>(op(Op::MEMOIZE))} << 8 |
-                   std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16,
-               3);
+      put_word(opened_marked(empty), 3);
     } else {
       put(op(empty));
       *memo = memo_put_op();
@@ -1485,8 +1505,22 @@ class Encoder {
   // `memo`: the node's memo slot (NodeMemo::find_or_add), to be set now.
   void save_list(const Node* n, MemoId* memo) {
     if (const std::size_t size = n->items.size(); flat_candidate(n, size)) {
-      open_marked(Op::EMPTY_LIST, memo);
-      const std::size_t i = atom_run(n->items, 0, size);
+      std::size_t i;
+      if (whole_fits(size)) {
+        *memo = next_memo_id();
+        store_word(cur_, opened_marked(Op::EMPTY_LIST));
+        Node* const* const first = n->items.data();
+        const RunEnd run = write_atoms(cur_ + 3, first, first + size);
+        cur_ = run.c;
+        if (run.p == first + size) {
+          *cur_++ = op(Op::APPENDS);
+          return;
+        }
+        i = static_cast<std::size_t>(run.p - first);
+      } else {
+        open_marked(Op::EMPTY_LIST, memo);
+        i = atom_run(n->items, 0, size);
+      }
       if (i == size) {
         put(op(Op::APPENDS));
         return;
@@ -1515,8 +1549,22 @@ class Encoder {
   void save_dict(const Node* n, MemoId* memo) {
     if (n->items.size() % 2 != 0) fail("dict node with an odd number of items");
     if (const std::size_t size = n->items.size() / 2; flat_candidate(n, size)) {
-      open_marked(Op::EMPTY_DICT, memo);
-      const std::size_t i = atom_pair_run(n->items, 0, size);
+      std::size_t i;
+      if (whole_fits(2 * size)) {
+        *memo = next_memo_id();
+        store_word(cur_, opened_marked(Op::EMPTY_DICT));
+        Node* const* const first = n->items.data();
+        const RunEnd run = write_atom_pairs(cur_ + 3, first, first + 2 * size);
+        cur_ = run.c;
+        if (run.p == first + 2 * size) {
+          *cur_++ = op(Op::SETITEMS);
+          return;
+        }
+        i = static_cast<std::size_t>(run.p - first) / 2;
+      } else {
+        open_marked(Op::EMPTY_DICT, memo);
+        i = atom_pair_run(n->items, 0, size);
+      }
       if (i == size) {
         put(op(Op::SETITEMS));
         return;
