@@ -195,7 +195,7 @@ class Memo {
   // Empty again, keeping the dense part's memory.
   void clear() {
     dense_.clear();
-    sparse_.clear();
+    if (!sparse_.empty()) sparse_.clear();  // clear() zeroes every bucket, even when empty
     count_ = 0;
   }
 
@@ -1404,10 +1404,16 @@ out:
 
 DecodeResult Decoder::run() {
   while (!stopped_) {
-    if (max_protocol_ == kHighestProtocol) {
-      run_simple<true>();
-    } else {
-      run_simple<false>();
+    // A fast run only when the next opcode is one of its own: PROTO, FRAME
+    // and STOP, each once a pickle, skip its setup.
+    const std::size_t pos = in_.pos();
+    if (pos < in_.read_limit() &&
+        kFastOps[static_cast<std::size_t>(max_protocol_)][in_.data()[pos]] != kNotFast) {
+      if (max_protocol_ == kHighestProtocol) {
+        run_simple<true>();
+      } else {
+        run_simple<false>();
+      }
     }
     in_.start_coded_op();
     if (in_.at_end()) {
