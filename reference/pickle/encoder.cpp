@@ -907,8 +907,11 @@ class Encoder {
         return c + 3;
       }
       if (n->small >= INT32_MIN && n->small <= INT32_MAX) {
-        const std::uint64_t u = static_cast<std::uint32_t>(n->small);
-        store_word(c, static_cast<std::uint8_t>(op(Op::BININT)) | u << 8);
+        // The opcode and the four bytes as two stores: shifting and masking
+        // them into one word costs more.
+        const auto u = static_cast<std::uint32_t>(n->small);
+        *c = op(Op::BININT);
+        std::memcpy(c + 1, &u, 4);
         return c + 5;
       }
       return nullptr;
