@@ -1532,6 +1532,14 @@ class Encoder {
       batch_loop(n, Step::kListExact, SeqView{n->items}, i, op(Op::APPENDS), false);
       return;
     }
+    if (proto_ >= 4 && n->items.size() >= 2 && depth_ < options_.max_depth) {
+      // What the lines below write, with the three opening opcodes as one
+      // store (enter_container() cannot fail here).
+      open_marked(Op::EMPTY_LIST, memo);
+      enter_container();
+      batch_loop(n, Step::kListExact, SeqView{n->items}, 0, op(Op::APPENDS), false);
+      return;
+    }
     if (bin_) {
       put(op(Op::EMPTY_LIST));
     } else {
@@ -1574,6 +1582,13 @@ class Encoder {
       }
       enter_container();
       batch_loop(n, Step::kDictExact, InterleavedView{n->items}, i, op(Op::SETITEMS), true);
+      return;
+    }
+    if (proto_ >= 4 && n->items.size() >= 4 && depth_ < options_.max_depth) {
+      // As for a list: two entries or more open with MARK.
+      open_marked(Op::EMPTY_DICT, memo);
+      enter_container();
+      batch_loop(n, Step::kDictExact, InterleavedView{n->items}, 0, op(Op::SETITEMS), true);
       return;
     }
     if (bin_) {
@@ -1700,6 +1715,13 @@ class Encoder {
         for (std::size_t i = 0; i <= len; ++i) put(op(Op::POP));
       }
       memo_get(idx);
+      return;
+    }
+    if (short_form && proto_ >= 4) {
+      *slot = next_memo_id();  // TUPLEn and MEMOIZE in one store
+      put_word(static_cast<std::uint8_t>(op(Op::TUPLE1) + static_cast<char>(len - 1)) |
+                   std::uint64_t{static_cast<std::uint8_t>(op(Op::MEMOIZE))} << 8,
+               2);
       return;
     }
     if (short_form) {
