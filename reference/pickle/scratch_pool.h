@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <vector>
 
 namespace serialcheck::pickle {
 
@@ -20,18 +19,18 @@ class Pooled {
   static constexpr std::size_t kPoolSize = 4;
 
   Pooled() {
-    auto& pool = free_list();
-    if (pool.empty()) {
+    FreeList& list = free_list();
+    if (list.count == 0) {
       item_ = std::make_unique<T>();
     } else {
-      item_ = std::move(pool.back());
-      pool.pop_back();
+      item_.reset(list.items[--list.count]);
     }
   }
   ~Pooled() {
     item_->reset();
-    auto& pool = free_list();
-    if (pool.size() < kPoolSize && item_->worth_keeping()) pool.push_back(std::move(item_));
+    FreeList& list = free_list();
+    if (list.count < kPoolSize && item_->worth_keeping())
+      list.items[list.count++] = item_.release();
   }
   Pooled(const Pooled&) = delete;
   Pooled& operator=(const Pooled&) = delete;
@@ -39,9 +38,21 @@ class Pooled {
   T& operator*() { return *item_; }
 
  private:
-  static std::vector<std::unique_ptr<T>>& free_list() {
-    thread_local std::vector<std::unique_ptr<T>> pool;
-    return pool;
+  // A fixed array rather than a vector: taking and returning a set is a
+  // load and a store.
+  struct FreeList {
+    T* items[kPoolSize] = {};
+    std::size_t count = 0;
+    FreeList() = default;
+    FreeList(const FreeList&) = delete;
+    FreeList& operator=(const FreeList&) = delete;
+    ~FreeList() {
+      for (std::size_t i = 0; i < count; ++i) delete items[i];
+    }
+  };
+  static FreeList& free_list() {
+    thread_local FreeList list;
+    return list;
   }
   std::unique_ptr<T> item_;
 };
