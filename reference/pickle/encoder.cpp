@@ -986,16 +986,19 @@ class Encoder {
   std::size_t run_of_atoms(PairView, std::size_t i, std::size_t) { return i; }
 
   // store_tuple_elements / save_frozenset's loop: items in order, no opcodes.
+  // Returns true when every item was written here; false when the rest was
+  // left to tasks it pushed (nesting past kDirectDepth).
   template <class View>
-  void items(const Node* node, View view, std::size_t i) {
+  bool items(const Node* node, View view, std::size_t i) {
     const std::size_t n = view.size();
     while (i < n) {
       i = run_of_atoms(view, i, n);
-      if (i == n) return;
+      if (i == n) return true;
       auto e = view.at(i);
       ++i;
-      if (defer_entry(node, i, Step::kItems, e)) return;
+      if (defer_entry(node, i, Step::kItems, e)) return false;
     }
+    return true;
   }
 
   // Protocol 0: every entry followed by APPEND or SETITEM.
@@ -1692,10 +1695,18 @@ class Encoder {
       save_empty_tuple();
       return;
     }
-    enter_container();
-    push(n, 0, Step::kTupleEnd);
+    enter();
     if (!(proto_ >= 2 && n->items.size() <= 3)) put(op(Op::MARK));
-    items(n, SeqView{n->items}, 0);
+    const std::size_t mark = stack_.size();
+    if (items(n, SeqView{n->items}, 0)) {
+      // Written in place: the end follows now, as its task would have.
+      tuple_end(n);
+      --depth_;
+      return;
+    }
+    // The items left tasks to finish them: the end and the leave run after
+    // those, so they go beneath.
+    stack_.insert_at(mark, Task{nullptr, 0, Step::kLeave, 0}, Task{n, 0, Step::kTupleEnd, 0});
   }
 
   // The tuple may have been memoized while its items were saved (it is

@@ -42,6 +42,15 @@ class PodStack {
     return end_;
   }
   void set_end(T* end) { end_ = end; }  // within what room_for() made room for
+  // Puts `a` then `b` at index i (<= size()), the items from there moving up
+  // by two.
+  void insert_at(std::size_t i, const T& a, const T& b) {
+    room_for(2);
+    std::memmove(begin_ + i + 2, begin_ + i, (size() - i) * sizeof(T));
+    begin_[i] = a;
+    begin_[i + 1] = b;
+    end_ += 2;
+  }
   [[gnu::noinline]] void reserve(std::size_t n) {
     if (n <= capacity()) return;
     const std::size_t used = size();

@@ -479,6 +479,22 @@ const std::map<std::string, Builder>& builders() {
       }
       return inner;
     };
+    // 45 levels of tuples: (k, [<next>], ("t<k>", {"k": k}), (k,)) at even
+    // levels, (<next>, k) at odd ones. Past 32 levels a tuple's items are
+    // left to the task stack, and its end must still come after them.
+    c["tuples_across_direct_depth"] = [](B& b) {
+      Node* inner = b.s("bottom");
+      for (std::int64_t k = 44; k >= 0; --k) {
+        if (k % 2 == 0) {
+          inner =
+              b.T({b.i(k), b.L({inner}),
+                   b.T({b.s("t" + std::to_string(k)), b.D({b.s("k"), b.i(k)})}), b.T({b.i(k)})});
+        } else {
+          inner = b.T({inner, b.i(k)});
+        }
+      }
+      return inner;
+    };
     c["multi_frame_big_mix"] = [](B& b) {
       Node* t = b.s("t");
       return b.L({b.b(std::string(65000, 'q')), b.s(std::string(1000, 'r')),
@@ -1349,6 +1365,12 @@ constexpr Golden kGolden[] = {
     {"nested_across_direct_depth", 3, 2040, 0x8d322b84e54542d4ULL, nullptr},
     {"nested_across_direct_depth", 4, 1588, 0x3d4b4d709d7483a9ULL, nullptr},
     {"nested_across_direct_depth", 5, 1588, 0x46479fd7ff694792ULL, nullptr},
+    {"tuples_across_direct_depth", 0, 1574, 0xe5952b0cd31cbd57ULL, nullptr},
+    {"tuples_across_direct_depth", 1, 1021, 0x901cab61f0f09f56ULL, nullptr},
+    {"tuples_across_direct_depth", 2, 955, 0x30f6e7dbfdf0fca5ULL, nullptr},
+    {"tuples_across_direct_depth", 3, 955, 0x7a40f2fd48da3d48ULL, nullptr},
+    {"tuples_across_direct_depth", 4, 727, 0x65e2b60618d52ad1ULL, nullptr},
+    {"tuples_across_direct_depth", 5, 727, 0x8ff32ce3c746537cULL, nullptr},
     {"multi_frame_dict", 0, 293790, 0x51d4fe409c8198e6ULL, nullptr},
     {"multi_frame_dict", 1, 251003, 0xbe5276ceb95317f2ULL, nullptr},
     {"multi_frame_dict", 2, 251005, 0xb9f009575b3218a4ULL, nullptr},
