@@ -1036,9 +1036,11 @@ class Encoder {
     batch_loop(node, step, view, i, end, trailing);
   }
 
-  // exact_batches' loop, from entry `i`, the batch's MARK written.
+  // exact_batches' loop, from entry `i`, the batch's MARK written. Returns
+  // true when it wrote every entry and the closing opcode; false when it left
+  // the rest to tasks it pushed.
   template <class View>
-  void batch_loop(const Node* node, Step step, View view, std::size_t i, char end, bool trailing) {
+  bool batch_loop(const Node* node, Step step, View view, std::size_t i, char end, bool trailing) {
     const std::size_t n = view.size();
     for (;;) {
       if (i > 0 && (i % kBatchSize == 0 || i == n)) {
@@ -1048,7 +1050,7 @@ class Encoder {
             put(op(Op::MARK));
             put(end);
           }
-          return;
+          return true;
         }
         put(op(Op::MARK));
       }
@@ -1059,9 +1061,24 @@ class Encoder {
         if (i == stop) break;
         auto e = view.at(i);
         ++i;
-        if (defer_entry(node, i, step, e)) return;
+        if (defer_entry(node, i, step, e)) return false;
       }
     }
+  }
+
+  // enter_container() then batch_loop(), with the leave task pushed only
+  // when the loop leaves tasks behind: beneath them, where it would have
+  // been. Otherwise the container is left now.
+  template <class View>
+  void enter_batches(const Node* node, Step step, View view, std::size_t i, char end,
+                     bool trailing) {
+    enter();
+    const std::size_t mark = stack_.size();
+    if (batch_loop(node, step, view, i, end, trailing)) {
+      --depth_;
+      return;
+    }
+    stack_.insert_at(mark, Task{nullptr, 0, Step::kLeave, 0});
   }
 
   // batch_list / batch_dict (reduce list and dict items, protocol >= 1): a
@@ -1531,16 +1548,14 @@ class Encoder {
         put(op(Op::APPENDS));
         return;
       }
-      enter_container();
-      batch_loop(n, Step::kListExact, SeqView{n->items}, i, op(Op::APPENDS), false);
+      enter_batches(n, Step::kListExact, SeqView{n->items}, i, op(Op::APPENDS), false);
       return;
     }
     if (proto_ >= 4 && n->items.size() >= 2 && depth_ < options_.max_depth) {
       // What the lines below write, with the three opening opcodes as one
       // store (enter_container() cannot fail here).
       open_marked(Op::EMPTY_LIST, memo);
-      enter_container();
-      batch_loop(n, Step::kListExact, SeqView{n->items}, 0, op(Op::APPENDS), false);
+      enter_batches(n, Step::kListExact, SeqView{n->items}, 0, op(Op::APPENDS), false);
       return;
     }
     if (bin_) {
@@ -1583,15 +1598,13 @@ class Encoder {
         put(op(Op::SETITEMS));
         return;
       }
-      enter_container();
-      batch_loop(n, Step::kDictExact, InterleavedView{n->items}, i, op(Op::SETITEMS), true);
+      enter_batches(n, Step::kDictExact, InterleavedView{n->items}, i, op(Op::SETITEMS), true);
       return;
     }
     if (proto_ >= 4 && n->items.size() >= 4 && depth_ < options_.max_depth) {
       // As for a list: two entries or more open with MARK.
       open_marked(Op::EMPTY_DICT, memo);
-      enter_container();
-      batch_loop(n, Step::kDictExact, InterleavedView{n->items}, 0, op(Op::SETITEMS), true);
+      enter_batches(n, Step::kDictExact, InterleavedView{n->items}, 0, op(Op::SETITEMS), true);
       return;
     }
     if (bin_) {

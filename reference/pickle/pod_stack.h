@@ -42,8 +42,14 @@ class PodStack {
     return end_;
   }
   void set_end(T* end) { end_ = end; }  // within what room_for() made room for
-  // Puts `a` then `b` at index i (<= size()), the items from there moving up
-  // by two.
+  // Puts `a` (then `b`) at index i (<= size()), the items from there moving
+  // up.
+  void insert_at(std::size_t i, const T& a) {
+    room_for(1);
+    std::memmove(begin_ + i + 1, begin_ + i, (size() - i) * sizeof(T));
+    begin_[i] = a;
+    end_ += 1;
+  }
   void insert_at(std::size_t i, const T& a, const T& b) {
     room_for(2);
     std::memmove(begin_ + i + 2, begin_ + i, (size() - i) * sizeof(T));

@@ -1746,6 +1746,27 @@ TEST(Encoder, DepthBeyondMaxDepthIsLimitExceeded) {
       EXPECT_EQ(e.kind(), ErrorKind::LimitExceeded);
     }
   }
+  // Two-entry lists, dicts and tuples are written in place down to 32
+  // levels and through the task stack below; the count holds across both.
+  options.max_depth = 40;
+  for (int shape = 0; shape < 3; ++shape) {
+    auto chain = [&g, shape](std::size_t levels) {
+      Node* v = g.none();
+      for (std::size_t k = 0; k < levels; ++k) {
+        v = shape == 0   ? g.list({v, g.none()})
+            : shape == 1 ? g.dict({g.integer(1), v, g.integer(2), g.none()})
+                         : g.tuple({v, g.none()});
+      }
+      return v;
+    };
+    EXPECT_NO_THROW(encode(chain(40), options)) << "shape " << shape;
+    try {
+      encode(chain(41), options);
+      ADD_FAILURE() << "expected LimitExceeded for shape " << shape;
+    } catch (const PickleError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::LimitExceeded);
+    }
+  }
   // The default allows 20000 and stops one level deeper.
   EXPECT_NO_THROW(encode(nested_lists(g, 20000)));
   EXPECT_THROW(encode(nested_lists(g, 20001)), PickleError);
