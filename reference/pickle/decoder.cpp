@@ -245,10 +245,14 @@ class Decoder {
         options_(options),
         max_protocol_(std::clamp(options.max_protocol, 0, kHighestProtocol)) {
     const Limits& lim = options.limits;
-    const std::size_t per_byte = lim.alloc_per_input_byte;
-    budget_ = (per_byte != 0 && size_ > (SIZE_MAX - lim.alloc_constant) / per_byte)
-                  ? SIZE_MAX
-                  : per_byte * size_ + lim.alloc_constant;
+    // per_byte * size + constant, saturating at SIZE_MAX (checked with the
+    // overflow builtins: a division here cost more than a small decode's
+    // opcodes).
+    std::size_t scaled = 0;
+    if (__builtin_mul_overflow(lim.alloc_per_input_byte, size_, &scaled) ||
+        __builtin_add_overflow(scaled, lim.alloc_constant, &budget_)) {
+      budget_ = SIZE_MAX;
+    }
     nodes_before_ = graph.size();
   }
 
