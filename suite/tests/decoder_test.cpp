@@ -1446,6 +1446,26 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
   }
 }
 
+TEST(Decoder, BudgetIsPerByteTimesSizePlusConstantSaturating) {
+  const std::string_view s = "\x80\x04K\x01."sv;  // 5 bytes
+  auto budget = [&s](std::size_t per_byte, std::size_t constant) {
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    options.limits.alloc_per_input_byte = per_byte;
+    options.limits.alloc_constant = constant;
+    Graph g;
+    decode(std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()), g, options);
+    return stats.budget;
+  };
+  EXPECT_EQ(budget(64, 100), 64u * 5 + 100);
+  EXPECT_EQ(budget(0, 1000), 1000u);
+  EXPECT_EQ(budget(SIZE_MAX / 4, 0), SIZE_MAX);          // the product overflows
+  EXPECT_EQ(budget(1, SIZE_MAX - 4), SIZE_MAX);          // the sum overflows
+  EXPECT_EQ(budget(1, SIZE_MAX - 5), SIZE_MAX);          // exactly SIZE_MAX
+  EXPECT_EQ(budget(SIZE_MAX / 5, 0), SIZE_MAX / 5 * 5);  // just fits
+}
+
 TEST(Decoder, MemoLimits) {
   DecodeOptions options;
   options.limits.max_memo = 4;
