@@ -95,6 +95,7 @@ class PyFrozenSet {
 }
 
 class PickleShapeError extends Error {}
+class NoValue extends Error {}
 class Unsupported extends Error {}
 
 const GLOBAL_NAME = Symbol('python global');
@@ -331,7 +332,15 @@ function isPlainObject(v) {
 // Returns null for atoms and strings (no identity in JavaScript).
 function describe(v, reader) {
   if (typeof v === 'function') {
-    if (v[GLOBAL_NAME]) return { tag: 'global', global: v[GLOBAL_NAME], children: [] };
+    const name = v[GLOBAL_NAME];
+    if (name) {
+      // STACK_GLOBAL takes its names from the stack, so a malformed stream
+      // can name a global with anything; CPython refuses that.
+      if (typeof name[0] !== 'string' || typeof name[1] !== 'string') {
+        throw new PickleShapeError('a global whose module or name is not a str');
+      }
+      return { tag: 'global', global: name, children: [] };
+    }
     throw new Unsupported('a JavaScript function that is no Python global');
   }
   if (v === null || typeof v !== 'object') return null;
@@ -367,7 +376,7 @@ function describe(v, reader) {
 }
 
 function toCanonicalJson(root, reader) {
-  if (root === undefined) throw new PickleShapeError('the reader returned nothing (empty stack at STOP)');
+  if (root === undefined) throw new NoValue('the reader returned no value (empty stack, or input ended without STOP)');
   // Pass 1: which nodes are reached more than once.
   const seen = new Map();
   const pending = [root];
@@ -529,6 +538,7 @@ const ERROR_PATTERNS = [
 
 function errorResponse(err) {
   if (err instanceof Unsupported) return { ok: false, error: { kind: 'unsupported', message: err.message } };
+  if (err instanceof NoValue) return { ok: false, error: { kind: 'no-value', message: err.message } };
   if (err instanceof PickleShapeError) return { ok: false, error: { kind: 'bad-pickle', message: err.message } };
   const message = typeof err === 'string' ? err : err && err.message ? err.message : String(err);
   if (/^Cannot emulate global/.test(message)) {
