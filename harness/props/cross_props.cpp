@@ -19,7 +19,7 @@ constexpr const char* kReference = "reference";
 Applicability bytes_applies(Subject& subject, PropertyEnv& env) {
   Capabilities caps = subject.capabilities();
   Applicability a;
-  if (subject.name() == kOracle) {
+  if (env.subject(kOracle, nullptr) == &subject) {
     a.skip_reason = "the cpython subject is the oracle of this property";
     return a;
   }
@@ -104,18 +104,22 @@ Applicability cross_applies(Subject& subject, PropertyEnv& env) {
   }
   std::string why;
   Subject* oracle = env.subject(kOracle, &why);
-  if (subject.name() == kReference && oracle == nullptr) {
+  Subject* reference = env.subject(kReference, &why);
+  const bool is_reference = reference == &subject;
+  if (is_reference && oracle == nullptr) {
     a.skip_reason = "needs the cpython subject to load the reference's pickles: " + why;
     return a;
   }
-  if (subject.name() != kReference && env.subject(kReference, &why) == nullptr) {
+  if (!is_reference && reference == nullptr) {
     a.skip_reason = "needs the reference subject: " + why;
     return a;
   }
   a.plan.graph_shaped = true;
   a.plan.python_safe = oracle != nullptr || caps.python_values;
-  a.plan.min_protocol = caps.min_protocol;
-  a.plan.max_protocol = caps.max_protocol;
+  // A subject that only reads gets the reference's pickles at the protocols
+  // it reads; one that writes, its own at the protocols it writes.
+  a.plan.min_protocol = caps.can_dump ? caps.min_protocol : caps.read_min();
+  a.plan.max_protocol = caps.can_dump ? caps.max_protocol : caps.read_max();
   a.plan.out_of_band = caps.out_of_band;
   if (oracle != nullptr) {
     Capabilities oc = oracle->capabilities();
@@ -130,47 +134,123 @@ Applicability cross_applies(Subject& subject, PropertyEnv& env) {
 }
 
 Outcome cross_load(Subject& subject, const TestCase& c, PropertyEnv& env) {
+  const Capabilities caps = subject.capabilities();
   const bool subject_python = through_python(subject);
+  Subject* reference = env.subject(kReference, nullptr);
   Outcome failed;
-  auto m = dumps_step(subject, c, "dumps", failed);
-  if (!m) return failed;
-  Message plain = as_pickle_message(*m, c.protocol);
   const Node* expected = c.value;
 
   // What the subject writes loads in the reference and in cpython.
-  for (const char* loader_name : {kReference, kOracle}) {
-    if (subject.name() == loader_name) continue;  // roundtrip.* covers it
-    Subject* loader = env.subject(loader_name, nullptr);
-    if (loader == nullptr) continue;
-    std::string stage = std::string(loader_name) + "-loads";
-    Graph graph;
-    Node* back = loads_step(*loader, plain, graph, 5, stage, failed);
-    if (back == nullptr) return failed;
-    Difference d;
-    if (!same_value(expected, back, subject_python || through_python(*loader), &d)) {
-      Outcome o = mismatch_outcome(d, stage, expected, back, "dumped",
-                                   std::string("loaded by ") + loader_name);
-      o.failing_message = message_to_json(*m);
-      return o;
+  if (caps.can_dump) {
+    auto m = dumps_step(subject, c, "dumps", failed);
+    if (!m) return failed;
+    Message plain = as_pickle_message(*m, c.protocol);
+    for (const char* loader_name : {kReference, kOracle}) {
+      Subject* loader = env.subject(loader_name, nullptr);
+      if (loader == nullptr || loader == &subject) continue;  // roundtrip.* covers itself
+      std::string stage = std::string(loader_name) + "-loads";
+      Graph graph;
+      Node* back = loads_step(*loader, plain, graph, 5, stage, failed);
+      if (back == nullptr) return failed;
+      Difference d;
+      if (!same_value(expected, back, subject_python || through_python(*loader), &d, {},
+                      fidelity(subject))) {
+        Outcome o = mismatch_outcome(d, stage, expected, back, "dumped",
+                                     std::string("loaded by ") + loader_name);
+        o.failing_message = message_to_json(*m);
+        return o;
+      }
     }
   }
 
   // What the reference writes loads in the subject.
-  if (subject.name() != kReference) {
-    Subject* reference = env.subject(kReference, nullptr);
-    if (reference == nullptr) return Outcome::pass();
+  if (caps.can_load && reference != nullptr && reference != &subject) {
+    if (c.protocol < caps.read_min() || c.protocol > caps.read_max()) return Outcome::pass();
     auto written = dumps_step(*reference, c, "reference-dumps", failed);
     if (!written) return Outcome::discard("the reference cannot pickle this value");
     Graph graph;
     Node* back = loads_step(subject, *written, graph, 5, "loads-from-reference", failed);
     if (back == nullptr) return failed;
     Difference d;
-    if (!same_value(expected, back, subject_python, &d)) {
+    if (!same_value(expected, back, subject_python, &d, {}, fidelity(subject))) {
       Outcome o = mismatch_outcome(d, "loads-from-reference", expected, back, "dumped by reference",
                                    "loaded");
       o.failing_message = message_to_json(*written);
       return o;
     }
+  }
+  return Outcome::pass();
+}
+
+// cross.matrix/<producer>, checked on a consumer: the producer dumps, the
+// consumer loads. A pickle the producer gets wrong (the arbiter, the
+// reference or for the reference cpython, does not read it back equal) says
+// nothing about the consumer, so such a case is discarded: the producer's
+// own cross.load cell charges it.
+Applicability matrix_applies(Subject& consumer, PropertyEnv& env, const std::string& producer_name) {
+  Applicability a;
+  std::string why;
+  Subject* producer = env.subject(producer_name, &why);
+  if (producer == nullptr) {
+    a.skip_reason = "the producer " + producer_name + " is " + why;
+    return a;
+  }
+  if (producer == &consumer) {
+    a.skip_reason = "a subject's own pickles are roundtrip.*'s business";
+    return a;
+  }
+  Capabilities pc = producer->capabilities();
+  Capabilities cc = consumer.capabilities();
+  if (!pc.can_dump) {
+    a.skip_reason = "the producer " + producer_name + " does not write pickles";
+    return a;
+  }
+  if (!pc.pickle_format || !cc.pickle_format) {
+    a.skip_reason = "frame 0 of one side is not a plain pickle stream (no pickle_format)";
+    return a;
+  }
+  a.plan.python_safe = true;
+  a.plan.graph_shaped = !pc.loses("sharing") && !cc.loses("sharing");
+  a.plan.min_protocol = std::max(pc.min_protocol, cc.read_min());
+  a.plan.max_protocol = std::min(pc.max_protocol, cc.read_max());
+  a.plan.out_of_band = pc.out_of_band && cc.out_of_band;
+  if (a.plan.min_protocol > a.plan.max_protocol) {
+    a.skip_reason = "the consumer reads none of the protocols " + producer_name + " writes";
+  }
+  return a;
+}
+
+Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
+                     const std::string& producer_name) {
+  Subject* producer = env.subject(producer_name, nullptr);
+  if (producer == nullptr) return Outcome::discard("the producer is not available");
+  Outcome failed;
+  auto m = dumps_step(*producer, c, "producer-dumps", failed);
+  if (!m) return Outcome::discard("the producer " + producer_name + " cannot pickle this value");
+  Message plain = as_pickle_message(*m, c.protocol);
+  const std::vector<std::string> lost = fidelity(consumer, producer);
+  const bool python = through_python(consumer) || through_python(*producer);
+
+  Subject* arbiter = env.subject(kReference, nullptr);
+  if (arbiter == &consumer) arbiter = env.subject(kOracle, nullptr);
+  if (arbiter != nullptr && arbiter != producer) {
+    Graph graph;
+    Outcome ignored;
+    Node* back = loads_step(*arbiter, plain, graph, 5, "arbiter-loads", ignored);
+    if (back == nullptr || !same_value(c.value, back, python || through_python(*arbiter), nullptr,
+                                       {}, fidelity(*producer))) {
+      return Outcome::discard("the arbiter does not read the producer's pickle back equal");
+    }
+  }
+  Graph graph;
+  Node* back = loads_step(consumer, plain, graph, 5, "loads", failed);
+  if (back == nullptr) return failed;
+  Difference d;
+  if (!same_value(c.value, back, python, &d, {}, lost)) {
+    Outcome o = mismatch_outcome(d, "loads", c.value, back, "dumped by " + producer_name,
+                                 "loaded by " + consumer.name());
+    o.failing_message = message_to_json(plain);
+    return o;
   }
   return Outcome::pass();
 }
@@ -183,7 +263,19 @@ void add_cross_properties(std::vector<GateProperty>& out) {
                  bytes_applies, bytes_match});
   out.push_back({"cross.load",
                  "pickles travel both ways between the subject, the reference and cpython",
-                 cross_applies, cross_load});
+                 cross_applies, cross_load, /*needs_dumps=*/false, /*needs_loads=*/false});
+}
+
+GateProperty matrix_property(const std::string& producer) {
+  GateProperty p;
+  p.id = std::string(kMatrixPrefix) + producer;
+  p.summary = "what " + producer + " dumps, the subject loads to an equal value";
+  p.applies = [producer](Subject& s, PropertyEnv& env) { return matrix_applies(s, env, producer); };
+  p.check = [producer](Subject& s, const TestCase& c, PropertyEnv& env) {
+    return matrix_check(s, c, env, producer);
+  };
+  p.needs_dumps = false;
+  return p;
 }
 
 }  // namespace serialcheck::props

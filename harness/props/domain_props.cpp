@@ -28,11 +28,10 @@
 namespace serialcheck::props {
 namespace {
 
-constexpr const char* kReference = "reference";
 constexpr const char* kDistributed = "distributed";
 
 bool is_reference(const Subject& s) {
-  return s.name() == kReference;
+  return s.capabilities().native_codec;
 }
 
 CasePlan domain_plan(CaseDomain domain, const Capabilities& caps) {

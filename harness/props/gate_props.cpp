@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
 
 #include "harness/gen/choice.h"
 #include "harness/gen/config.h"
@@ -14,9 +18,10 @@
 namespace serialcheck {
 namespace {
 
-constexpr std::array<std::string_view, 14> kOrder = {
+constexpr std::array<std::string_view, 15> kOrder = {
     "roundtrip.equal",     "roundtrip.identity",  "bytes.match-cpython",
     "cross.load",          "protocol.mismatch",   "loads.pure",
+    "loads.rejects-malformed",
     "tensor.grad",         "module.by-reference", "zerocopy.oob",
     "zerocopy.nested",     "zerocopy.device",     "header.sub-header-intact",
     "protocol.negotiated", "wire.distributed",
@@ -45,6 +50,7 @@ std::vector<GateProperty> make_registry() {
   props::add_own_properties(all);
   props::add_cross_properties(all);
   props::add_domain_properties(all);
+  props::add_malformed_properties(all);
   std::stable_sort(all.begin(), all.end(), [](const GateProperty& a, const GateProperty& b) {
     auto rank = [](const std::string& id) {
       return std::find(kOrder.begin(), kOrder.end(), id) - kOrder.begin();
@@ -65,7 +71,76 @@ const GateProperty* find_property(std::string_view id) {
   for (const auto& p : gate_properties()) {
     if (p.id == id) return &p;
   }
+  const std::string_view prefix = props::kMatrixPrefix;
+  if (id.size() > prefix.size() && id.substr(0, prefix.size()) == prefix) {
+    // Made once per producer and kept for the life of the process, so the
+    // pointer stays valid like those of the registry.
+    static std::map<std::string, std::unique_ptr<GateProperty>, std::less<>> made;
+    auto it = made.find(id);
+    if (it == made.end()) {
+      std::string producer(id.substr(prefix.size()));
+      it = made.emplace(std::string(id),
+                        std::make_unique<GateProperty>(props::matrix_property(producer)))
+               .first;
+    }
+    return it->second.get();
+  }
   return nullptr;
+}
+
+namespace {
+
+// The kinds a domain's values are made of, for subjects that list theirs.
+std::vector<std::string_view> domain_kinds(CaseDomain d) {
+  switch (d) {
+    case CaseDomain::BigArray:
+    case CaseDomain::NestedArrays: return {"ndarray"};
+    case CaseDomain::Tensor: return {"tensor"};
+    case CaseDomain::Module: return {"module"};
+    case CaseDomain::DeviceBuffers: return {"device-buffer"};
+    case CaseDomain::Wire: return {"ndarray", "tensor"};
+    case CaseDomain::Builtin: break;
+  }
+  return {};
+}
+
+}  // namespace
+
+Applicability applicability(const GateProperty& property, Subject& subject, PropertyEnv& env) {
+  Applicability a;
+  Capabilities caps = subject.capabilities();
+  if (property.needs_dumps && !caps.can_dump) {
+    a.skip_reason = "the subject only reads pickles (no dumps capability)";
+    return a;
+  }
+  if (property.needs_loads && !caps.can_load) {
+    a.skip_reason = "the subject only writes pickles (no loads capability)";
+    return a;
+  }
+  if (property.needs_sharing && caps.loses("sharing")) {
+    a.skip_reason = "the subject cannot express shared references (cannot_express: sharing)";
+    return a;
+  }
+  a = property.applies(subject, env);
+  if (!a.skip_reason.empty()) return a;
+  if (property.needs_loads && property.needs_dumps) {
+    a.plan.min_protocol = std::max(a.plan.min_protocol, caps.read_min());
+    a.plan.max_protocol = std::min(a.plan.max_protocol, caps.read_max());
+    if (a.plan.min_protocol > a.plan.max_protocol) {
+      a.skip_reason = "reads none of the protocols it writes";
+      return a;
+    }
+  }
+  if (caps.loses("sharing")) a.plan.graph_shaped = false;
+  if (!caps.kinds.empty()) {
+    for (std::string_view k : domain_kinds(a.plan.domain)) {
+      if (std::find(caps.kinds.begin(), caps.kinds.end(), k) == caps.kinds.end()) {
+        a.skip_reason = fmt::format("the subject cannot express {} values (not among its kinds)", k);
+        return a;
+      }
+    }
+  }
+  return a;
 }
 
 rc::Gen<TestCase> case_generator(const CasePlan& plan) {

@@ -64,10 +64,27 @@ struct GateProperty {
   std::string summary;
   std::function<Applicability(Subject&, PropertyEnv&)> applies;
   std::function<Outcome(Subject&, const TestCase&, PropertyEnv&)> check;
+  // What the property asks of the subject itself; applicability() skips a
+  // subject that lacks it, so `applies` need not say so.
+  bool needs_dumps = true;
+  bool needs_loads = true;
+  bool needs_sharing = false;  // its cases are about shared references and cycles
 };
+
+// Whether `property` applies to `subject`, and its plan: first the
+// capabilities every property respects (dumps, loads, the protocols the
+// subject reads, the sharing and kinds it can express), then
+// property.applies(). The runner asks this, never `applies` directly.
+Applicability applicability(const GateProperty& property, Subject& subject, PropertyEnv& env);
+
+// The producer x consumer matrix: one property "cross.matrix/<producer>"
+// per subject that writes pickles, checked on every subject that reads them.
+inline constexpr std::string_view kMatrixProperty = "cross.matrix";
 
 // In the order the matrix shows them.
 const std::vector<GateProperty>& gate_properties();
+// A registered property, or a parametrized one made on first use:
+// "cross.matrix/<producer>" (docs/conformance.md) for any producer name.
 const GateProperty* find_property(std::string_view id);
 
 // Cases under a plan: the protocol first, then a value generated for it

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/props/case.h"
 #include "harness/props/gate_props.h"
@@ -23,12 +24,15 @@ std::string error_kind(const std::exception& e);
 Outcome exception_outcome(const std::exception& e, std::string_view stage);
 
 // Dumps c.value with c's protocol and out-of-band choice. On failure sets
-// `failed` and returns nullopt.
+// `failed` and returns nullopt. A value the subject cannot express (a kind
+// its capabilities do not list, or a SubjectError of kind "unsupported")
+// sets a discard instead of a failure.
 std::optional<Message> dumps_step(Subject& subject, const TestCase& c, std::string_view stage,
                                   Outcome& failed);
 
 // Loads `m` into `graph` with the loader limit `max_protocol`. On failure
-// sets `failed` (with the message attached) and returns nullptr.
+// sets `failed` (with the message attached) and returns nullptr; an
+// "unsupported" SubjectError sets a discard.
 Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_protocol,
                  std::string_view stage, Outcome& failed);
 
@@ -37,8 +41,18 @@ Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_proto
 // as the bytes or bytearray it holds, since whether it travels in band (and
 // comes back as bytes) or out of band is the subject's choice.
 // `options`: e.g. tensor_layout false where a tensor travels as its numpy view.
+// `lost`: distinctions one side cannot express (Capabilities::cannot_express
+// of the subjects involved, see fidelity()), erased from both values first;
+// "sharing" among them exempts immutable sharing as through_python does.
 bool same_value(const Node* a, const Node* b, bool through_python, Difference* why,
-                const EqualOptions& options = {});
+                const EqualOptions& options = {}, const std::vector<std::string>& lost = {});
+
+// The distinctions lost by any of the subjects a comparison involves.
+std::vector<std::string> fidelity(const Subject& a, const Subject* b = nullptr);
+
+// The first kind of the value that `caps.kinds` does not list (by
+// kind_name()), or empty when the subject can express every kind in it.
+std::string inexpressible_kind(const Capabilities& caps, const Node* value);
 
 // A failed outcome for values that differ: "mismatch:<category>[@stage]".
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,

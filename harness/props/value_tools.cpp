@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <deque>
 #include <string>
@@ -246,6 +249,89 @@ bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why
   Node* ca = hash_cons(copy_value(a, ga), rule);
   Node* cb = hash_cons(copy_value(b, gb), rule);
   return equal(ca, cb, options, why);
+}
+
+namespace {
+
+bool loses(const std::vector<std::string>& lost, std::string_view what) {
+  return std::find(lost.begin(), lost.end(), what) != lost.end();
+}
+
+// The int's value as the nearest double (correctly rounded through its
+// decimal text).
+double int_as_double(const Node* n) {
+  if (!n->big) return static_cast<double>(n->small);
+  return std::strtod(twos_le_to_decimal(n->payload()).c_str(), nullptr);
+}
+
+bool fits_double_exactly(const Node* n) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 53;
+  return !n->big && n->small >= -kLimit && n->small <= kLimit;
+}
+
+bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace
+
+const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std::string>& lost) {
+  const bool tuple = loses(lost, "tuple");
+  const bool int_float = loses(lost, "int-float");
+  const bool big_int = loses(lost, "big-int");
+  const bool bytes_bytearray = loses(lost, "bytes-bytearray");
+  const bool set_frozenset = loses(lost, "set-frozenset");
+  const bool str_bytes = loses(lost, "str-bytes");
+  const bool nan_bits = loses(lost, "nan-bits");
+  if (!(tuple || int_float || big_int || bytes_bytearray || set_frozenset || str_bytes ||
+        nan_bits) ||
+      value == nullptr) {
+    return value;
+  }
+  std::unordered_map<const Node*, Node*> map;
+  Node* root = copy_value(value, scratch, &map);
+  for (auto& [original, copy] : map) {
+    switch (copy->kind) {
+      case Kind::Tuple:
+        if (tuple) copy->kind = Kind::List;
+        break;
+      case Kind::FrozenSet:
+        if (set_frozenset) copy->kind = Kind::Set;
+        break;
+      case Kind::ByteArray:
+        if (bytes_bytearray) copy->kind = Kind::Bytes;
+        if (str_bytes && valid_utf8(copy->payload())) copy->kind = Kind::Str;
+        break;
+      case Kind::Bytes:
+        if (str_bytes && valid_utf8(copy->payload())) copy->kind = Kind::Str;
+        break;
+      case Kind::Int:
+        if (int_float || (big_int && !fits_double_exactly(copy))) {
+          double d = int_as_double(copy);
+          copy->kind = Kind::Float;
+          copy->big = false;
+          copy->small = 0;
+          copy->set_owned({});
+          copy->f = d;
+        }
+        break;
+      default: break;
+    }
+    if (copy->kind == Kind::Float && nan_bits && std::isnan(copy->f)) {
+      copy->f = std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  return root;
 }
 
 }  // namespace serialcheck

@@ -3,6 +3,7 @@
 // through real Python objects.
 #pragma once
 
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +42,16 @@ bool immutable_kind(Kind kind);
 // A copy of `value` in which every PickleBuffer is the bytes (read-only)
 // or bytearray (writable) it holds; `value` itself when it has none.
 const Node* buffers_as_bytes(const Node* value, Graph& scratch);
+
+// A copy of `value` with the distinctions named in `lost` erased
+// (docs/testee-protocol.md, "Fidelity"): "tuple" makes tuples lists,
+// "int-float" makes ints and floats doubles, "big-int" makes ints outside
+// +-2^53 doubles, "bytes-bytearray" makes bytearrays bytes, "set-frozenset"
+// makes frozensets sets, "str-bytes" makes bytes that are valid UTF-8 strs,
+// "nan-bits" makes every NaN the canonical one. Unknown names are ignored
+// ("sharing" is a sharing rule, not a rewrite). `value` itself when nothing
+// changes.
+const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std::string>& lost);
 
 // Which sharing does not count when two values are compared.
 enum class SharingRule {

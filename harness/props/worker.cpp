@@ -88,7 +88,12 @@ class SubjectPool {
                        CoverageRecorder* recorder = nullptr)
       : factories_(factories), recorder_(recorder) {}
 
+  // The subject under test answers for its own name, so that a property
+  // can tell it from a helper by identity (never by name).
+  void adopt(const std::string& name, Subject* subject) { adopted_[name] = subject; }
+
   Subject* get(const std::string& name, std::string* why_not) {
+    if (auto a = adopted_.find(name); a != adopted_.end()) return a->second;
     auto it = made_.find(name);
     if (it == made_.end()) {
       Made m = make_subject(factories_, name);
@@ -105,6 +110,7 @@ class SubjectPool {
   const std::vector<SubjectFactory>& factories_;
   CoverageRecorder* recorder_;
   std::map<std::string, Made> made_;
+  std::map<std::string, Subject*> adopted_;
 };
 
 nlohmann::json skip_line(const std::string& property, const std::string& reason) {
@@ -114,7 +120,7 @@ nlohmann::json skip_line(const std::string& property, const std::string& reason)
 
 nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, PropertyEnv& env,
                         const CellsJob& job) {
-  Applicability a = property.applies(subject, env);
+  Applicability a = applicability(property, subject, env);
   if (!a.skip_reason.empty()) return skip_line(property.id, a.skip_reason);
 
   int announced = 0;
@@ -314,6 +320,7 @@ void cells_worker(int fd, const CellsJob& job) {
         continue;
       }
       Subject& subject = recording ? static_cast<Subject&>(*recording) : *made.subject;
+      pool.adopt(job.subject, &subject);
       nlohmann::json line = run_cell(fd, subject, *property, env, job);
       if (!recorder.empty()) {
         line["coverage"] = recorder.to_json();
@@ -348,7 +355,8 @@ void probe_worker(int fd, const ProbeJob& job) {
       write_line(fd, {{"t", "outcome"}, {"status", "skipped"}, {"reason", made.why_not}});
       _exit(0);
     }
-    Applicability a = property->applies(*made.subject, env);
+    pool.adopt(job.subject, made.subject.get());
+    Applicability a = applicability(*property, *made.subject, env);
     if (!a.skip_reason.empty()) {
       write_line(fd, {{"t", "outcome"}, {"status", "skipped"}, {"reason", a.skip_reason}});
       _exit(0);

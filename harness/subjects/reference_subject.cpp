@@ -27,6 +27,7 @@ Capabilities ReferenceSubject::capabilities() const {
   caps.pickle_format = true;
   caps.cpython_bytes = true;
   caps.python_values = false;
+  caps.native_codec = true;
   caps.families = {"pickle"};
   return caps;
 }

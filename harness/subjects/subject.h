@@ -16,14 +16,39 @@
 namespace serialcheck {
 
 struct Capabilities {
+  // The protocols the subject writes (or, when it only reads, reads).
   int min_protocol = 0;
   int max_protocol = 5;
+  // The protocols loads() reads, when they differ from the above; -1: the same.
+  int read_min_protocol = -1;
+  int read_max_protocol = -1;
+  int read_min() const { return read_min_protocol < 0 ? min_protocol : read_min_protocol; }
+  int read_max() const { return read_max_protocol < 0 ? max_protocol : read_max_protocol; }
+  bool loses(const std::string& distinction) const {
+    for (const auto& d : cannot_express) {
+      if (d == distinction) return true;
+    }
+    return false;
+  }
   bool out_of_band = false;      // protocol-5 buffers travel as separate frames
   bool limit_loader = false;     // loads() honours LoadOptions::max_protocol
   bool pickle_format = true;     // frame 0 is a plain pickle stream
   bool cpython_bytes = false;    // claims byte identity with the C pickler
   bool python_values = false;    // values pass through real Python objects
+  bool can_dump = true;          // dumps() works (a reader-only testee says false)
+  bool can_load = true;          // loads() works (a writer-only testee says false)
+  // This project's own codec in this process: its frames borrow the value's
+  // memory, and it serves the families and the simulated device directly.
+  bool native_codec = false;
   std::vector<std::string> families;
+  // Distinctions of the value model the subject's language loses
+  // (docs/testee-protocol.md, "Fidelity"): "tuple", "int-float", "big-int",
+  // "bytes-bytearray", "set-frozenset", "sharing", "immutable-sharing", "str-bytes",
+  // "nan-bits". Comparisons a subject takes part in relax exactly these.
+  std::vector<std::string> cannot_express;
+  // The value kinds (docs/value-json.md names: "int", "list", "global"...)
+  // the subject takes and returns; empty: all.
+  std::vector<std::string> kinds;
 };
 
 struct DumpOptions {
@@ -36,16 +61,27 @@ struct LoadOptions {
 };
 
 // A failure inside a subject: `kind` is a stable short name (an ErrorKind
-// name for the reference, the Python exception type for Python subjects).
+// name for the reference, the Python exception type for Python subjects,
+// the error kind an external testee reports, or "testee-timeout",
+// "testee-crash", "testee-protocol" for a testee that misbehaved). The kind
+// "unsupported" means the subject cannot express the value or option at
+// all: properties discard such a case instead of failing it. `detail` holds
+// more lines for the case report (an external testee's standard error).
 class SubjectError : public std::runtime_error {
  public:
-  SubjectError(std::string kind, std::string message)
-      : std::runtime_error(kind + ": " + message), kind_(std::move(kind)) {}
+  SubjectError(std::string kind, std::string message, std::string detail = {})
+      : std::runtime_error(kind + ": " + message),
+        kind_(std::move(kind)),
+        detail_(std::move(detail)) {}
   const std::string& kind() const { return kind_; }
+  const std::string& detail() const { return detail_; }
 
  private:
   std::string kind_;
+  std::string detail_;
 };
+
+inline constexpr const char* kUnsupported = "unsupported";
 
 class Subject {
  public:
@@ -58,6 +94,9 @@ class Subject {
   virtual Message dumps(const Node* value, const DumpOptions& options) = 0;
   // Decodes into `graph` and returns the root. Throws SubjectError.
   virtual Node* loads(const Message& message, Graph& graph, const LoadOptions& options) = 0;
+  // Who the subject is beyond its name, for reports: an external testee's
+  // "name version (implementation)"; empty for built-in subjects.
+  virtual std::string description() const { return {}; }
 };
 
 }  // namespace serialcheck
