@@ -40,7 +40,8 @@ ReplayResult replay_file(const std::filesystem::path& path,
                            [&](const SubjectFactory& f) { return f.name == record.subject; });
   if (!known) {
     r.verdict = ReplayVerdict::Skipped;
-    r.detail = "subject \"" + record.subject + "\" is not in this build of serialcheck";
+    r.detail = "subject \"" + record.subject +
+               "\" is not known here (external subjects come from subjects.json or --testee)";
     return r;
   }
   ProbeResult p = probe_case(factories, record.subject, record.property, record.test, timeout_s);

@@ -45,7 +45,49 @@ std::string fenced(const std::string& body, const std::string& lang = "") {
   return out + fence + "\n";
 }
 
+constexpr std::string_view kMatrixPrefix = "cross.matrix/";
+
+bool is_matrix(const std::string& property) {
+  return property.rfind(kMatrixPrefix, 0) == 0;
+}
+
+// The properties of the subjects x properties table: all but the matrix's.
+std::vector<std::string> plain_properties(const RunReport& r) {
+  std::vector<std::string> out;
+  for (const auto& p : r.properties) {
+    if (!is_matrix(p)) out.push_back(p);
+  }
+  return out;
+}
+
+// Rows of text cells, padded into columns.
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i] + std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> matrix_producers(const RunReport& r) {
+  std::vector<std::string> out;
+  for (const auto& p : r.properties) {
+    if (is_matrix(p)) out.push_back(p.substr(kMatrixPrefix.size()));
+  }
+  return out;
+}
 
 std::string cell_label(const CellResult* c) {
   if (c == nullptr) return "-";
@@ -60,29 +102,33 @@ std::string cell_label(const CellResult* c) {
 }
 
 std::string matrix_text(const RunReport& r) {
+  const auto properties = plain_properties(r);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head = {"subject"};
-  for (const auto& p : r.properties) head.push_back(p);
+  for (const auto& p : properties) head.push_back(p);
   rows.push_back(head);
   for (const auto& s : r.subjects) {
     std::vector<std::string> row = {s};
-    for (const auto& p : r.properties) row.push_back(cell_label(find_cell(r, s, p)));
+    for (const auto& p : properties) row.push_back(cell_label(find_cell(r, s, p)));
     rows.push_back(row);
   }
-  std::vector<std::size_t> width(head.size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i] + std::string(width[i] - row[i].size() + 2, ' ');
+  std::string out = properties.empty() ? "" : columns(rows);
+  const auto producers = matrix_producers(r);
+  if (producers.empty()) return out;
+  rows.clear();
+  head = {"cross.matrix: producer / consumer"};
+  for (const auto& s : r.subjects) head.push_back(s);
+  rows.push_back(head);
+  for (const auto& producer : producers) {
+    std::vector<std::string> row = {producer};
+    for (const auto& consumer : r.subjects) {
+      row.push_back(consumer == producer
+                        ? "."
+                        : cell_label(find_cell(r, consumer, std::string(kMatrixPrefix) + producer)));
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
+    rows.push_back(row);
   }
-  return out;
+  return out + (out.empty() ? "" : "\n") + columns(rows);
 }
 
 std::string markdown_report(const RunReport& r) {
@@ -101,19 +147,43 @@ std::string markdown_report(const RunReport& r) {
   out += fmt::format("Seed {}, {} cases per cell, max size {}, shard {}/{}, {:.1f} s.\n", r.seed,
                      r.cases, r.max_size, r.shard_index, r.shard_count, r.seconds);
   if (!r.repeat_command.empty()) out += fmt::format("Repeat with `{}`.\n", r.repeat_command);
+  const auto properties = plain_properties(r);
   out += "\n## Matrix\n\n| subject |";
-  for (const auto& p : r.properties) out += " " + p + " |";
+  for (const auto& p : properties) out += " " + p + " |";
   out += "\n|---|";
-  for (std::size_t i = 0; i < r.properties.size(); ++i) out += "---|";
+  for (std::size_t i = 0; i < properties.size(); ++i) out += "---|";
   out += "\n";
   for (const auto& s : r.subjects) {
     out += "| " + s + " |";
-    for (const auto& p : r.properties) out += " " + cell_label(find_cell(r, s, p)) + " |";
+    for (const auto& p : properties) out += " " + cell_label(find_cell(r, s, p)) + " |";
     out += "\n";
   }
   out +=
       "\nCells: pass N (N cases passed), FAIL, xfail (a listed known failure), XPASS (listed "
       "but passed), skip (see below), - (not run in this shard).\n";
+  const auto producers = matrix_producers(r);
+  if (!producers.empty()) {
+    out +=
+        "\n## Producer x consumer (cross.matrix)\n\nEach cell: what the row's subject dumps, "
+        "the column's subject loads to an equal value (property `cross.matrix/<producer>` "
+        "checked on the consumer).\n\n| producer / consumer |";
+    for (const auto& s : r.subjects) out += " " + s + " |";
+    out += "\n|---|";
+    for (std::size_t i = 0; i < r.subjects.size(); ++i) out += "---|";
+    out += "\n";
+    for (const auto& producer : producers) {
+      out += "| " + producer + " |";
+      for (const auto& consumer : r.subjects) {
+        out += " " +
+               (consumer == producer
+                    ? std::string("·")
+                    : cell_label(find_cell(r, consumer, std::string(kMatrixPrefix) + producer))) +
+               " |";
+      }
+      out += "\n";
+    }
+    out += "\n![producer x consumer](matrix.png)\n";
+  }
 
   bool any_failure = false;
   for (const auto& c : r.cells) any_failure |= c.failed();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/report/results.h"
 
@@ -17,5 +18,8 @@ std::string matrix_text(const RunReport& report);
 
 // A cell's short form: "pass 100", "FAIL 3", "xfail 3", "XPASS 100", "skip", "-".
 std::string cell_label(const CellResult* cell);
+
+// The producers of the cross.matrix cells in the run, in property order.
+std::vector<std::string> matrix_producers(const RunReport& report);
 
 }  // namespace serialcheck

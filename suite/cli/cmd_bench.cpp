@@ -31,26 +31,6 @@ struct BenchArgs {
   std::vector<std::string> extra;  // passed to the runner as they are
 };
 
-// Runs argv[0] with argv and waits: its exit status, or -1 when it could not
-// start or was killed.
-int run_program(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::cout.flush();
-  pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    ::execv(args[0], args.data());
-    std::cerr << "serialcheck: cannot run " << argv[0] << ": " << std::strerror(errno) << "\n";
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 int bench(const BenchArgs& a) {
 #ifndef SERIALCHECK_BENCH_RUNNER

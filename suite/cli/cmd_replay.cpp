@@ -16,7 +16,7 @@
 namespace serialcheck::cli {
 namespace {
 
-int replay(const std::vector<std::string>& args, double timeout_s) {
+int replay(const std::vector<std::string>& args, double timeout_s, const SubjectArgs& sources) {
   std::vector<std::filesystem::path> roots;
   for (const auto& a : args) roots.emplace_back(a);
   if (roots.empty()) {
@@ -32,7 +32,7 @@ int replay(const std::vector<std::string>& args, double timeout_s) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  auto factories = subject_factories();
+  auto factories = subject_factories(sources);
   std::map<ReplayVerdict, int> counts;
   for (const auto& f : files) {
     ReplayResult r = replay_file(f, factories, timeout_s);
@@ -61,9 +61,11 @@ void add_replay(CLI::App& app, Action& action) {
   struct Opts {
     std::vector<std::string> paths;
     double timeout = 20;
+    SubjectArgs sources;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("PATH", o->paths, "Case files or directories (default: corpus/failing)");
+  add_subject_options(cmd, o->sources);
   cmd->add_option("--case-timeout", o->timeout, "Seconds one case may run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -72,7 +74,7 @@ void add_replay(CLI::App& app, Action& action) {
       "way or no longer applies), skipped (subject not available here), invalid (unreadable).\n"
       "Exit codes: 0 every available case still fails as recorded; 1 a case is fixed,\n"
       "changed or invalid, or a PATH does not exist; 2 usage error.");
-  cmd->callback([&action, o] { action = [o] { return replay(o->paths, o->timeout); }; });
+  cmd->callback([&action, o] { action = [o] { return replay(o->paths, o->timeout, o->sources); }; });
 }
 
 void add_promote(CLI::App& app, Action& action) {
@@ -82,9 +84,11 @@ void add_promote(CLI::App& app, Action& action) {
     std::string golden = "corpus/golden";
     std::string name;
     double timeout = 20;
+    SubjectArgs sources;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("CASE", o->file, "A case file (corpus/failing/...json)")->required();
+  add_subject_options(cmd, o->sources);
   cmd->add_option("--golden", o->golden, "The golden corpus directory (holds MANIFEST.json)")
       ->capture_default_str();
   cmd->add_option("--name", o->name, "Entry name (default: promoted_<subject>_<property>_<hash>)");
@@ -99,7 +103,7 @@ void add_promote(CLI::App& app, Action& action) {
     action = [o] {
       try {
         auto name = o->name.empty() ? std::nullopt : std::optional<std::string>(o->name);
-        PromoteResult r = promote_case(o->file, o->golden, subject_factories(), o->timeout, name);
+        PromoteResult r = promote_case(o->file, o->golden, subject_factories(o->sources), o->timeout, name);
         std::cout << fmt::format("promoted as \"{}\" with {} bytes{}{}\n", r.name, r.source,
                                  r.source_note.empty() ? "" : " (" + r.source_note + ")",
                                  r.byte_identical ? ""

@@ -24,6 +24,10 @@
 #include "suite/cli/commands.h"
 #include "suite/cli/subjects.h"
 
+#ifndef SERIALCHECK_PYTHON_EXECUTABLE
+#define SERIALCHECK_PYTHON_EXECUTABLE "/usr/bin/python3"
+#endif
+
 namespace serialcheck::cli {
 namespace {
 
@@ -45,6 +49,7 @@ struct RunArgs {
   std::string corpus = "corpus/failing";
   bool no_save = false;
   bool list = false;
+  SubjectArgs sources;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -78,24 +83,45 @@ std::vector<std::string> pick_subjects(const std::string& arg,
   return picked;
 }
 
-std::vector<std::string> pick_properties(const std::string& arg) {
+// "cross.matrix" stands for every "cross.matrix/<producer>", one per
+// subject of the run.
+bool property_matches(const std::string& pattern, const std::string& id) {
+  if (glob_match(pattern, id)) return true;
+  return pattern == kMatrixProperty && id.rfind(std::string(kMatrixProperty) + "/", 0) == 0;
+}
+
+std::vector<std::string> pick_properties(const std::string& arg,
+                                         const std::vector<std::string>& subjects) {
   std::vector<std::string> all;
   for (const auto& p : gate_properties()) all.push_back(p.id);
+  for (const auto& s : subjects) all.push_back(std::string(kMatrixProperty) + "/" + s);
   if (arg.empty()) return all;
   auto patterns = split_commas(arg);
   for (const auto& pattern : patterns) {
     bool any = std::any_of(all.begin(), all.end(),
-                           [&](const std::string& id) { return glob_match(pattern, id); });
+                           [&](const std::string& id) { return property_matches(pattern, id); });
     if (!any) throw UsageError("no property matches \"" + pattern + "\"");
   }
   std::vector<std::string> picked;
   for (const auto& id : all) {
     if (std::any_of(patterns.begin(), patterns.end(),
-                    [&](const std::string& p) { return glob_match(p, id); })) {
+                    [&](const std::string& p) { return property_matches(p, id); })) {
       picked.push_back(id);
     }
   }
   return picked;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
 }
 
 // "I/N" from --shard, else GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS, else 0/1.
@@ -174,17 +200,35 @@ std::string repeat_command(const RunArgs& a, std::uint64_t seed) {
   if (!a.subjects.empty()) cmd += " --subjects " + a.subjects;
   if (!a.properties.empty()) cmd += " --properties '" + a.properties + "'";
   if (!a.shard.empty()) cmd += " --shard " + a.shard;
+  if (!a.sources.subjects_file.empty()) cmd += " --subjects-file " + a.sources.subjects_file;
+  if (a.sources.no_subjects_file) cmd += " --no-subjects-file";
+  for (const auto& t : a.sources.testees) cmd += " --testee " + shell_quote(t);
   return cmd;
 }
 
+// The producer x consumer heat map (scripts/plot-matrix, matplotlib). A
+// missing plotter costs the picture, never the verdict.
+void plot_matrix(const std::string& report_dir) {
+  const std::string script = SERIALCHECK_PLOT_MATRIX;
+  if (!std::filesystem::exists(script)) return;
+  int rc = run_program({SERIALCHECK_PYTHON_EXECUTABLE, script,
+                        (std::filesystem::path(report_dir) / "conformance.json").string(), "--out",
+                        (std::filesystem::path(report_dir) / "matrix.png").string()});
+  if (rc != 0) {
+    std::cerr << "serialcheck run: the producer x consumer picture was not drawn (plot-matrix "
+                 "exit status "
+              << rc << ")\n";
+  }
+}
+
 int run_gate(const RunArgs& a) {
-  auto factories = subject_factories();
+  auto factories = subject_factories(a.sources);
   RunReport report;
   report.version = "0.1.0";
   std::pair<int, int> shard;
   try {
     report.subjects = pick_subjects(a.subjects, subject_names(factories));
-    report.properties = pick_properties(a.properties);
+    report.properties = pick_properties(a.properties, report.subjects);
     shard = pick_shard(a.shard);
   } catch (const UsageError& e) {
     std::cerr << "serialcheck run: " << e.what() << "\n";
@@ -192,7 +236,9 @@ int run_gate(const RunArgs& a) {
   }
   if (a.list) {
     std::cout << "subjects:\n";
-    for (const auto& s : report.subjects) std::cout << "  " << s << "\n";
+    for (const auto& s : report.subjects) {
+      std::cout << "  " << s << "  (" << subject_origin(a.sources, s) << ")\n";
+    }
     std::cout << "properties:\n";
     for (const auto& p : gate_properties()) std::cout << "  " << p.id << "  " << p.summary << "\n";
     return kExitOk;
@@ -304,6 +350,7 @@ int run_gate(const RunArgs& a) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
+  if (!matrix_producers(report).empty()) plot_matrix(a.report_dir);
   auto counts = report.summary();
   std::string why;
   for (const auto& w : report.failure_reasons()) why += (why.empty() ? " (" : "; ") + w;
@@ -351,6 +398,7 @@ void add_run(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--no-save", a->no_save, "Do not save failing cases");
   cmd->add_flag("--list", a->list, "List the subjects and properties, then exit");
+  add_subject_options(cmd, a->sources);
   cmd->footer(
       "Exit codes: 0 the gate passed; 1 a failure not in the known-failures file, an\n"
       "unexpected pass, a stale known-failures entry, missing opcode coverage (full default\n"

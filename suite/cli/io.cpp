@@ -5,6 +5,9 @@
 #include <iterator>
 #include <sstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "suite/cli/commands.h"
 
 namespace serialcheck::cli {
@@ -23,6 +26,25 @@ std::string read_input(const std::string& path) {
 int fail(const std::string& what) {
   std::cerr << "serialcheck: " << what << "\n";
   return kExitFailed;
+}
+
+int run_program(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::execv(args[0], args.data());
+    std::cerr << "serialcheck: cannot run " << argv[0] << ": " << std::strerror(errno) << "\n";
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace serialcheck::cli

@@ -1,6 +1,10 @@
 #include "suite/cli/subjects.h"
 
+#include <filesystem>
+
 #include "harness/subjects/reference_subject.h"
+#include "harness/subjects/subjects_file.h"
+#include "suite/cli/commands.h"
 
 #ifdef SERIALCHECK_HAVE_PYTHON
 #include "harness/subjects/python_subjects.h"
@@ -8,7 +12,51 @@
 
 namespace serialcheck::cli {
 
-std::vector<SubjectFactory> subject_factories() {
+constexpr const char* kDefaultSubjectsFile = "subjects.json";
+
+void add_subject_options(CLI::App* cmd, SubjectArgs& args) {
+  cmd->add_option("--testee", args.testees,
+                  "NAME=COMMAND: an external subject speaking the testee protocol "
+                  "(docs/testee-protocol.md); repeatable")
+      ->type_name("NAME=COMMAND");
+  cmd->add_option("--subjects-file", args.subjects_file,
+                  "JSON file of external subjects (default: subjects.json here, if present)")
+      ->type_name("FILE");
+  cmd->add_flag("--no-subjects-file", args.no_subjects_file,
+                "Ignore subjects.json; only built-in subjects and --testee ones");
+}
+
+std::vector<TesteeConfig> testee_configs(const SubjectArgs& args) {
+  std::vector<TesteeConfig> out;
+  try {
+    if (!args.no_subjects_file) {
+      if (!args.subjects_file.empty()) {
+        out = read_subjects_file(args.subjects_file);
+      } else if (std::filesystem::exists(kDefaultSubjectsFile)) {
+        out = read_subjects_file(kDefaultSubjectsFile);
+      }
+    }
+    for (const auto& arg : args.testees) {
+      TesteeConfig c = parse_testee_argument(arg);
+      // A --testee of a name the file has replaces that entry: the user's
+      // command line wins.
+      std::erase_if(out, [&](const TesteeConfig& e) { return e.name == c.name; });
+      out.push_back(std::move(c));
+    }
+  } catch (const SubjectsFileError& e) {
+    throw InputError(e.what());
+  }
+  auto builtin = subject_names(builtin_subject_factories());
+  for (const auto& c : out) {
+    if (std::find(builtin.begin(), builtin.end(), c.name) != builtin.end()) {
+      throw InputError("testee \"" + c.name + "\" (" + c.origin +
+                       ") has the name of a built-in subject; choose another");
+    }
+  }
+  return out;
+}
+
+std::vector<SubjectFactory> builtin_subject_factories() {
   std::vector<SubjectFactory> factories;
   factories.push_back({"reference", [] { return std::make_unique<ReferenceSubject>(); }});
 #ifdef SERIALCHECK_HAVE_PYTHON
@@ -27,10 +75,28 @@ std::vector<SubjectFactory> subject_factories() {
   return factories;
 }
 
+std::vector<SubjectFactory> subject_factories(const SubjectArgs& args) {
+  std::vector<SubjectFactory> factories = builtin_subject_factories();
+  for (auto& config : testee_configs(args)) {
+    std::string name = config.name;
+    factories.push_back({name, [config]() -> std::unique_ptr<Subject> {
+                           return std::make_unique<ExternalSubject>(config);
+                         }});
+  }
+  return factories;
+}
+
 std::vector<std::string> subject_names(const std::vector<SubjectFactory>& factories) {
   std::vector<std::string> names;
   for (const auto& f : factories) names.push_back(f.name);
   return names;
+}
+
+std::string subject_origin(const SubjectArgs& args, const std::string& name) {
+  for (const auto& c : testee_configs(args)) {
+    if (c.name == name) return c.origin + ": " + c.command;
+  }
+  return "built in";
 }
 
 }  // namespace serialcheck::cli

@@ -1,18 +1,43 @@
-// The subjects this build of `serialcheck` can run: the reference always,
-// the Python subjects when the build has the embedded interpreter. Only the
-// names are known in the calling process; the subjects themselves are made
-// in worker processes (so the command's own process never starts Python).
+// The one registry of subjects every command uses (run, replay, promote,
+// bench): the reference always, the Python subjects when the build has the
+// embedded interpreter, and the external testees named by the subjects file
+// and by --testee. Only the names are known in the calling process; the
+// subjects themselves are made in worker processes (so the command's own
+// process never starts Python or a testee).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "harness/props/runner.h"
+#include "harness/subjects/external_subject.h"
 
 namespace serialcheck::cli {
 
-std::vector<SubjectFactory> subject_factories();
+// Where external subjects come from, as the command line says.
+struct SubjectArgs {
+  std::vector<std::string> testees;  // "NAME=COMMAND"
+  std::string subjects_file;         // empty: subjects.json in the current folder, if any
+  bool no_subjects_file = false;
+};
+
+// --testee, --subjects-file and --no-subjects-file on `cmd`.
+void add_subject_options(CLI::App* cmd, SubjectArgs& args);
+
+// The testees `args` name, subjects file first. Throws InputError on a bad
+// file or argument, or a name used twice or by a built-in subject.
+std::vector<TesteeConfig> testee_configs(const SubjectArgs& args);
+
+// Built-in subjects, then the testees of `args`.
+std::vector<SubjectFactory> subject_factories(const SubjectArgs& args = {});
+std::vector<SubjectFactory> builtin_subject_factories();
 
 std::vector<std::string> subject_names(const std::vector<SubjectFactory>& factories);
+
+// Where each subject comes from, for reports: "built in" or the testee's
+// command and origin.
+std::string subject_origin(const SubjectArgs& args, const std::string& name);
 
 }  // namespace serialcheck::cli
