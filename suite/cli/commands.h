@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +25,7 @@ void add_run(CLI::App& app, Action& action);
 void add_replay(CLI::App& app, Action& action);
 void add_promote(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
+void add_testee_check(CLI::App& app, Action& action);
 
 // Reads a whole file ("-" is stdin) as bytes. Throws InputError.
 std::string read_input(const std::string& path);
@@ -34,5 +36,9 @@ struct InputError : std::runtime_error {
 
 // Prints "serialcheck: <what>" on one line of stderr and returns kExitFailed.
 int fail(const std::string& what);
+
+// Runs argv[0] with argv and waits: its exit status, or -1 when it could not
+// start or was killed.
+int run_program(const std::vector<std::string>& argv);
 
 }  // namespace serialcheck::cli
