@@ -78,7 +78,7 @@ def read_message(stream):
     return doc, frames
 
 
-class TesteeProcess:
+class Child:
     def __init__(self, argv, cwd=None):
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      cwd=cwd)
@@ -291,7 +291,7 @@ def start(reader):
     if missing:
         pytest.skip(f"node_modules lacks {', '.join(missing)}: run scripts/setup "
                     f"(npm ci --prefix harness/testees/node)")
-    return TesteeProcess([NODE, os.path.join(HERE, "testee.js"), "--reader", reader])
+    return Child([NODE, os.path.join(HERE, "testee.js"), "--reader", reader])
 
 
 @pytest.fixture(params=READERS, scope="module")
@@ -548,7 +548,7 @@ def test_shutdown_exits_zero():
 def test_unavailable_without_node_modules(tmp_path):
     # The script alone, away from its node_modules: the hello says how to fix it.
     shutil.copy(os.path.join(HERE, "testee.js"), tmp_path / "testee.js")
-    t = TesteeProcess([NODE, str(tmp_path / "testee.js"), "--reader", "pickleparser"], cwd=str(tmp_path))
+    t = Child([NODE, str(tmp_path / "testee.js"), "--reader", "pickleparser"], cwd=str(tmp_path))
     doc, _ = t.request({"op": "hello", "protocol": 1})
     assert not doc["ok"] and doc["error"]["kind"] == "unavailable"
     assert "scripts/setup" in doc["error"]["message"]
@@ -578,7 +578,7 @@ out.write(struct.pack('<I', len(body)) + body); out.flush()
 
 @pytest.mark.parametrize("mode", ["short-frame", "bare-array", "dangling-ref", "not-json"])
 def test_negative_control_rejects_broken_testee(mode):
-    t = TesteeProcess([sys.executable, "-c", FAKE, mode])
+    t = Child([sys.executable, "-c", FAKE, mode])
     with pytest.raises(ProtocolError):
         t.loads(pickle.dumps([1], 2))
     t.proc.kill()
