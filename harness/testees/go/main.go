@@ -661,6 +661,8 @@ func errorKind(err error) string {
 	}
 	msg := inner.Error()
 	switch {
+	case strings.Contains(msg, "unhashable type"):
+		return "unhashable-key" // a panic the library recovered from itself
 	case strings.HasPrefix(msg, "Unsupported version"):
 		return "unsupported-protocol"
 	case strings.Contains(msg, "memo index"):

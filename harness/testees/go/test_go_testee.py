@@ -1,0 +1,604 @@
+"""Drives the Go testee (stalecucumber) over the testee protocol, as the
+runner does: hello, dumps at protocol 2 checked by CPython's pickle.loads,
+loads of pickles CPython writes at protocols 0-2, the golden corpus,
+malformed input, unsupported requests, bench and shutdown. Also pins the
+library defects listed in README.md.
+
+Run: /usr/bin/python3 -m pytest -q harness/testees/go/test_go_testee.py
+The binary is built with ./build into a temporary directory, or taken from
+$SERIALCHECK_GO_TESTEE. Skips (with the reason) when go or the library is
+missing.
+"""
+
+import json
+import math
+import os
+import pickle
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+GOLDEN = os.path.join(ROOT, "corpus", "golden")
+MALFORMED = os.path.join(ROOT, "corpus", "malformed")
+
+
+class ProtocolError(Exception):
+    """The testee broke the protocol: what the runner charges as testee:protocol."""
+
+
+# --------------------------------------------------------------------------
+# The wire: u32 length, JSON document, frames.
+
+
+def encode_message(doc, frames=()):
+    if frames:
+        doc = dict(doc, frame_lengths=[len(f) for f in frames])
+    body = json.dumps(doc).encode()
+    return struct.pack("<I", len(body)) + body + b"".join(frames)
+
+
+def _read_exact(stream, n):
+    data = b""
+    while len(data) < n:
+        chunk = stream.read(n - len(data))
+        if not chunk:
+            raise ProtocolError(f"output closed after {len(data)} of {n} bytes")
+        data += chunk
+    return data
+
+
+def read_message(stream):
+    (n,) = struct.unpack("<I", _read_exact(stream, 4))
+    if n > 64 << 20:
+        raise ProtocolError(f"document of {n} bytes")
+    try:
+        doc = json.loads(_read_exact(stream, n))
+    except ValueError as e:
+        raise ProtocolError(f"document is not JSON: {e}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("ok"), bool):
+        raise ProtocolError(f"document is not an object with a boolean ok: {doc!r}")
+    frames = [_read_exact(stream, length) for length in doc.get("frame_lengths", [])]
+    if not doc["ok"]:
+        err = doc.get("error")
+        if not isinstance(err, dict) or not isinstance(err.get("kind"), str) or not isinstance(err.get("message"), str):
+            raise ProtocolError(f"error response without kind and message: {doc!r}")
+    return doc, frames
+
+
+class Child:
+    def __init__(self, argv, cwd=None):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     cwd=cwd)
+
+    def request(self, doc, frames=()):
+        self.proc.stdin.write(encode_message(doc, frames))
+        self.proc.stdin.flush()
+        return read_message(self.proc.stdout)
+
+    def loads(self, data, buffers=(), writeable=()):
+        doc, _ = self.request({"op": "loads", "max_protocol": 5, "writeable": list(writeable)}, [data, *buffers])
+        if doc["ok"]:
+            if "value" not in doc:
+                raise ProtocolError("loads answered ok without a value")
+            check_canonical(doc["value"])
+        return doc
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.request({"op": "shutdown"})
+                self.proc.wait(timeout=1)
+            except Exception:
+                self.proc.kill()
+                self.proc.wait()
+        for s in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            s.close()
+
+
+# --------------------------------------------------------------------------
+# The canonical JSON form: a structural check (what the runner refuses) and
+# a comparison with exactly the declared distinctions relaxed.
+
+TAGS = {"int", "float", "str", "str-utf8sp", "bytes", "bytearray", "list", "tuple", "set", "frozenset", "dict",
+        "global", "object", "persid", "buffer"}
+EXTRA = {"float": {"bits"}, "buffer": {"readonly"}}
+NO_ID = {"int", "float"}
+
+
+def _is_hex(s):
+    return isinstance(s, str) and len(s) % 2 == 0 and all(c in "0123456789abcdefABCDEF" for c in s)
+
+
+def check_canonical(root):
+    """Raises ProtocolError when `root` is not a value in the canonical form."""
+    defined = set()
+    stack = [root]
+    while stack:
+        v = stack.pop()
+        if v is None or isinstance(v, (bool, str)):
+            continue
+        if isinstance(v, int):
+            if not -(2 ** 64) < v < 2 ** 64:
+                raise ProtocolError(f"bare integer out of range: {v}")
+            continue
+        if isinstance(v, (float, list)):
+            raise ProtocolError(f"bare JSON {type(v).__name__} is not a value: {v!r}")
+        if not isinstance(v, dict):
+            raise ProtocolError(f"not a value: {v!r}")
+        if "ref" in v:
+            if len(v) != 1 or v["ref"] not in defined:
+                raise ProtocolError(f"bad ref {v!r}")
+            continue
+        tags = [k for k in v if k in TAGS]
+        if len(tags) != 1:
+            raise ProtocolError(f"tagged object needs exactly one tag: {v!r}")
+        tag = tags[0]
+        allowed = {tag} | EXTRA.get(tag, set()) | (set() if tag in NO_ID else {"id"})
+        if set(v) - allowed:
+            raise ProtocolError(f"unknown members {sorted(set(v) - allowed)} in {tag}")
+        if "id" in v:
+            if not isinstance(v["id"], int) or v["id"] <= 0 or v["id"] in defined:
+                raise ProtocolError(f"bad id in {v!r}")
+            defined.add(v["id"])
+        body = v[tag]
+        if tag == "int":
+            if not (isinstance(body, str) and body.lstrip("+-").isdigit()):
+                raise ProtocolError(f"bad int {body!r}")
+        elif tag == "float":
+            try:
+                float(body)
+            except (TypeError, ValueError):
+                raise ProtocolError(f"bad float {body!r}")
+        elif tag in ("bytes", "bytearray", "str-utf8sp", "buffer"):
+            if not _is_hex(body):
+                raise ProtocolError(f"bad hex in {tag}")
+            if tag == "buffer" and not isinstance(v.get("readonly"), bool):
+                raise ProtocolError("buffer without a boolean readonly")
+        elif tag == "str":
+            if not isinstance(body, str):
+                raise ProtocolError("str that is not a string")
+        elif tag in ("list", "tuple", "set", "frozenset"):
+            if not isinstance(body, list):
+                raise ProtocolError(f"{tag} that is not an array")
+            stack.extend(reversed(body))
+        elif tag == "dict":
+            if not isinstance(body, list) or any(not isinstance(p, list) or len(p) != 2 for p in body):
+                raise ProtocolError("dict that is not an array of pairs")
+            for p in reversed(body):
+                stack.extend(reversed(p))
+        elif tag == "global":
+            if not (isinstance(body, list) and len(body) == 2 and all(isinstance(s, str) for s in body)):
+                raise ProtocolError("global that is not two strings")
+        elif tag == "object":
+            if not isinstance(body, dict) or "callable" not in body or "args" not in body:
+                raise ProtocolError("object without callable and args")
+            if not (isinstance(body["args"], dict) and "tuple" in body["args"]):
+                raise ProtocolError("object args that are not a tuple")
+            parts = [body["callable"], body["args"]]
+            if "state" in body:
+                parts.append(body["state"])
+            if "state_setter" in body:
+                parts.append(body["state_setter"])
+            parts.extend(body.get("listitems", []))
+            for p in body.get("dictitems", []):
+                parts.extend(p)
+            stack.extend(reversed(parts))
+        elif tag == "persid":
+            stack.append(body)
+
+
+def normalize(root, lost):
+    """A comparable Python form of a canonical value, with the distinctions in
+    `lost` relaxed. Sharing is not compared here (see the sharing tests);
+    a reference back to an enclosing node becomes ("cycle",)."""
+    ids = {}
+
+    def walk(v, path):
+        if isinstance(v, bool) or v is None:
+            return ("atom", v)
+        if isinstance(v, int):
+            return number(v)
+        if isinstance(v, str):
+            return ("str", v)
+        if "ref" in v:
+            if v["ref"] in path:
+                return ("cycle",)
+            return walk(ids[v["ref"]], path)
+        if "id" in v:
+            ids[v["id"]] = v
+            path = path | {v["id"]}
+        tag = next(k for k in v if k in TAGS)
+        body = v[tag]
+        if tag == "int":
+            return number(int(body))
+        if tag == "float":
+            f = float(body)
+            if math.isnan(f):
+                return ("nan", None if "nan-bits" in lost else v.get("bits"))
+            return ("float", f) if "int-float" not in lost else ("num", f)
+        if tag == "str":
+            return ("str", body)
+        if tag == "str-utf8sp":
+            return ("str", bytes.fromhex(body).decode("utf-8", "surrogatepass"))
+        if tag in ("bytes", "bytearray"):
+            kind = "bytes" if "bytes-bytearray" in lost else tag
+            return (kind, body.lower())
+        if tag in ("list", "tuple"):
+            kind = "list" if "tuple" in lost else tag
+            return (kind, tuple(walk(x, path) for x in body))
+        if tag in ("set", "frozenset"):
+            kind = "set" if "set-frozenset" in lost else tag
+            return (kind, tuple(sorted((walk(x, path) for x in body), key=repr)))
+        if tag == "dict":
+            return ("dict", tuple((walk(k, path), walk(x, path)) for k, x in body))
+        if tag == "global":
+            return ("global", tuple(body))
+        if tag == "buffer":
+            return ("buffer", body.lower(), v["readonly"])
+        if tag == "persid":
+            return ("persid", walk(body, path))
+        if tag == "object":
+            parts = [("callable", walk(body["callable"], path)), ("args", walk(body["args"], path))]
+            for key in ("state", "state_setter"):
+                if key in body:
+                    parts.append((key, walk(body[key], path)))
+            parts.append(("listitems", tuple(walk(x, path) for x in body.get("listitems", []))))
+            parts.append(("dictitems", tuple((walk(k, path), walk(x, path)) for k, x in body.get("dictitems", []))))
+            return ("object", tuple(parts))
+        raise AssertionError(f"unknown tag {tag}")
+
+    def as_double(i):
+        try:
+            return float(i)
+        except OverflowError:
+            return math.inf if i > 0 else -math.inf
+
+    def number(i):
+        if "int-float" in lost:
+            return ("num", as_double(i))
+        if "big-int" in lost and abs(i) > 2 ** 53:
+            return ("int~", as_double(i))
+        return ("int", i)
+
+    return walk(root, frozenset())
+
+
+def same(a, b, lost):
+    return normalize(a, lost) == normalize(b, lost)
+
+
+# --------------------------------------------------------------------------
+# Fixtures.
+
+
+@pytest.fixture(scope="module")
+def binary(tmp_path_factory):
+    given = os.environ.get("SERIALCHECK_GO_TESTEE")
+    if given and os.access(given, os.X_OK):
+        return given
+    # Not built (yet): build here, which skips with the reason when go or
+    # the library is missing.
+    out = str(tmp_path_factory.mktemp("go") / "stalecucumber-testee")
+    r = subprocess.run([os.path.join(HERE, "build"), out], capture_output=True, text=True, timeout=120)
+    if r.returncode == 3:
+        pytest.skip(r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def testee(binary):
+    t = Child([binary])
+    doc, _ = t.request({"op": "hello", "protocol": 1})
+    assert doc["ok"], doc
+    t.caps = doc["capabilities"]
+    t.lost = set(t.caps["cannot_express"])
+    yield t
+    t.close()
+
+
+def value_json_of(obj):
+    """The canonical JSON of a small Python value (the cases below hold no
+    sharing, so no ids)."""
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        return obj if -(2 ** 63) <= obj < 2 ** 63 else {"int": str(obj)}
+    if isinstance(obj, float):
+        return {"float": repr(obj)}
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return {"str-utf8sp": obj.encode("utf-8", "surrogatepass").hex()}
+    if isinstance(obj, bytes):
+        return {"bytes": obj.hex()}
+    if isinstance(obj, bytearray):
+        return {"bytearray": obj.hex()}
+    if isinstance(obj, list):
+        return {"list": [value_json_of(x) for x in obj]}
+    if isinstance(obj, tuple):
+        return {"tuple": [value_json_of(x) for x in obj]}
+    if isinstance(obj, frozenset):
+        return {"frozenset": [value_json_of(x) for x in obj]}
+    if isinstance(obj, set):
+        return {"set": [value_json_of(x) for x in obj]}
+    if isinstance(obj, dict):
+        return {"dict": [[value_json_of(k), value_json_of(v)] for k, v in obj.items()]}
+    raise TypeError(obj)
+
+
+def dumps(testee, value_json, protocol=2):
+    doc, frames = testee.request({"op": "dumps", "value": value_json, "protocol": protocol, "out_of_band": False})
+    if doc["ok"]:
+        assert len(frames) == 1, doc
+    return doc, frames
+
+
+# Values stalecucumber reads right at protocols 0-2 (at most one dict item:
+# a Go map has no order).
+GOOD_VALUES = [
+    None, True, False, 0, 1, -1, 255, 256, 65535, 65536, 2 ** 31 - 1, -(2 ** 31), 2 ** 63, -(2 ** 1000),
+    1.5, -0.0, 0.1, 1e16, 1e-05, 1e300, float("inf"), float("-inf"),
+    "", "ascii", "h\xe9llo\u20ac\n\\", [], [1, "a", None], (), (1,), (1, 2, 3), (1, 2, 3, 4),
+    {"a": [True, None]}, {}, b"", b"abc\xff\x00", {1, 2, 3}, frozenset({"x"}), set(),
+    [[1, [2, [3, []]]]], list(range(1500)),
+]
+
+# Values the writer writes (protocol 2) and CPython loads back equal.
+WRITE_VALUES = [
+    None, True, False, 0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, 2 ** 63, -(2 ** 63) - 1, 2 ** 200, -(2 ** 200),
+    -128, -129, -256, 1.5, -0.0, float("inf"), 1e-310, "", "h\xe9llo\u20ac", "\ud800x", [], [1, [2.5, "b"]],
+    (), (1,), (1, 2), (1, 2, 3), (1, 2, 3, 4), {"k": (1, 2)}, {}, list(range(1200)),
+]
+
+
+# --------------------------------------------------------------------------
+# Tests.
+
+
+def test_hello(testee):
+    caps = testee.caps
+    assert caps["dumps"] is True and caps["loads"] is True
+    assert caps["read_protocols"] == [0, 1, 2] and caps["write_protocols"] == [2]
+    assert caps["out_of_band"] is False
+    assert testee.lost == {"tuple", "sharing"}
+
+
+@pytest.mark.parametrize("index", range(len(GOOD_VALUES)))
+def test_loads_cpython_pickles(testee, index):
+    value = GOOD_VALUES[index]
+    for proto in testee.caps["read_protocols"]:
+        doc = testee.loads(pickle.dumps(value, proto))
+        assert doc["ok"], (proto, value, doc)
+        assert same(doc["value"], value_json_of(value), testee.lost), (proto, value, doc["value"])
+
+
+def test_loads_nan_bits(testee):
+    nan = struct.unpack("<d", bytes.fromhex("010000000000f8ff"))[0]
+    for proto in (1, 2):
+        doc = testee.loads(pickle.dumps([float("nan"), nan], proto))
+        assert doc["value"] == {"list": [{"float": "nan"}, {"float": "nan", "bits": "fff8000000000001"}]}
+
+
+@pytest.mark.parametrize("index", range(len(WRITE_VALUES)))
+def test_dumps_loads_in_cpython(testee, index):
+    value = WRITE_VALUES[index]
+    doc, frames = dumps(testee, value_json_of(value))
+    assert doc["ok"], (value, doc)
+    back = pickle.loads(frames[0])
+    assert frames[0][:2] == b"\x80\x02"
+    assert same(value_json_of(back), value_json_of(value), set()), (value, back)
+
+
+def test_dumps_nan_bits_and_sharing_as_copies(testee):
+    doc, frames = dumps(testee, {"list": [{"float": "nan", "bits": "fff8000000000001"}, {"float": "nan"}]})
+    a, b = pickle.loads(frames[0])
+    assert struct.pack(">d", a).hex() == "fff8000000000001" and struct.pack(">d", b).hex() == "7ff8000000000000"
+    # No memo in the writer: a shared list is written twice (declared: sharing).
+    doc, frames = dumps(testee, {"list": [{"list": [1], "id": 1}, {"ref": 1}]})
+    x, y = pickle.loads(frames[0])
+    assert x == y == [1] and x is not y
+
+
+@pytest.mark.parametrize("value, why", [
+    ({"bytes": "00"}, "bytes"),
+    ({"set": [1]}, "set"),
+    ({"global": ["builtins", "len"]}, "global"),
+    ({"dict": [["a", 1], ["b", 2]]}, "dict of 2"),
+    ({"dict": [[{"tuple": [1]}, 1]]}, "key"),
+    ({"list": [{"ref": 1}], "id": 1}, "cycle"),
+])
+def test_dumps_unsupported(testee, value, why):
+    doc, frames = dumps(testee, value)
+    assert not doc["ok"] and doc["error"]["kind"] == "unsupported" and frames == [], doc
+    assert why in doc["error"]["message"]
+
+
+@pytest.mark.parametrize("protocol", [0, 1, 3, 4, 5])
+def test_dumps_other_protocols_unsupported(testee, protocol):
+    doc, _ = dumps(testee, 1, protocol)
+    assert not doc["ok"] and doc["error"]["kind"] == "unsupported"
+
+
+def test_loads_above_protocol_2_is_an_error(testee):
+    for proto in (3, 4, 5):
+        doc = testee.loads(pickle.dumps(1, proto))
+        assert not doc["ok"] and doc["error"]["kind"] == "unsupported-protocol", doc
+
+
+def test_loads_dict_of_two_is_unsupported(testee):
+    doc = testee.loads(pickle.dumps({"a": 1, "b": 2}, 2))
+    assert not doc["ok"] and doc["error"]["kind"] == "unsupported"
+
+
+def test_globals_and_objects(testee):
+    import collections
+    doc = testee.loads(pickle.dumps(collections.OrderedDict, 2))
+    assert doc["value"] == {"global": ["collections", "OrderedDict"]}
+    doc = testee.loads(pickle.dumps(complex(1, 2), 2))
+    assert doc["value"] == {"object": {"callable": {"global": ["__builtin__", "complex"]},
+                                       "args": {"tuple": [{"float": "1.0"}, {"float": "2.0"}]}}}
+
+
+def test_golden_corpus_answers_every_variant(testee):
+    manifest = json.load(open(os.path.join(GOLDEN, "MANIFEST.json")))
+    must_pass = {"none", "true", "false", "int_0", "int_m1", "int_2p64", "int_m2p1000", "float_1_5", "float_inf",
+                 "str_ascii", "str_bmp", "str_astral", "list_1001", "tuple_3", "set_1001", "frozenset_1001",
+                 "bytes_short", "deep_list_200", "dict_1"}
+    passed, mismatched, errors = set(), [], {}
+    deadline = time.time() + 20
+    for case in manifest["cases"]:
+        for var in case["variants"]:
+            if var["out_of_band"] or var["protocol"] not in testee.caps["read_protocols"]:
+                continue
+            data = open(os.path.join(GOLDEN, var["pickle"]), "rb").read()
+            expected = json.load(open(os.path.join(GOLDEN, var["json"])))
+            doc = testee.loads(data)
+            if not doc["ok"]:
+                errors.setdefault(doc["error"]["kind"], []).append(var["pickle"])
+            elif same(doc["value"], expected, testee.lost):
+                passed.add((case["name"], var["protocol"]))
+            else:
+                mismatched.append(var["pickle"])
+        assert time.time() < deadline, "the golden sweep is too slow"
+    print(f"\nstalecucumber: {len(passed)} golden variants equal, {len(mismatched)} differ, "
+          f"errors {{{', '.join(f'{k}: {len(v)}' for k, v in sorted(errors.items()))}}}")
+    for name in sorted(must_pass):
+        for proto in testee.caps["read_protocols"]:
+            assert (name, proto) in passed, f"{name} at protocol {proto}"
+    assert testee.proc.poll() is None
+
+
+@pytest.mark.parametrize("data, kinds", [
+    (b"", {"truncated"}),
+    (b"\x80\x02]q", {"truncated"}),
+    (b"\x80\x02]q\x00", {"truncated"}),
+    (b"\x80\x02\xff.", {"invalid-opcode"}),
+    (b"\x80\x09N.", {"unsupported-protocol"}),
+    (b"\x80\x02X\xff\xff\xff\x7fab.", {"truncated"}),
+    (b"\x80\x02a.", {"stack-too-small"}),
+])
+def test_malformed_input_is_an_error_not_a_crash(testee, data, kinds):
+    doc = testee.loads(data)
+    assert not doc["ok"], doc
+    assert doc["error"]["kind"] in kinds, doc["error"]
+    assert testee.proc.poll() is None
+
+
+def test_malformed_corpus_never_kills_the_testee(testee):
+    names = sorted(n for n in os.listdir(MALFORMED) if n.endswith(".pickle"))
+    assert names
+    for name in names:
+        testee.loads(open(os.path.join(MALFORMED, name), "rb").read())
+    assert testee.proc.poll() is None
+
+
+def test_bench(testee):
+    data = pickle.dumps(list(range(200)), 2)
+    doc, _ = testee.request({"op": "bench", "operation": "loads", "iterations": 50, "max_protocol": 5,
+                             "writeable": []}, [data])
+    assert doc["ok"] and doc["iterations"] == 50 and 0 <= doc["seconds"] < 10, doc
+    doc, _ = testee.request({"op": "bench", "operation": "dumps", "iterations": 50,
+                             "value": {"list": [1, "a", {"float": "1.5"}]}, "protocol": 2, "out_of_band": False})
+    assert doc["ok"] and doc["iterations"] == 50, doc
+
+
+def test_unknown_op_is_bad_request(testee):
+    doc, _ = testee.request({"op": "frobnicate"})
+    assert not doc["ok"] and doc["error"]["kind"] == "bad-request"
+
+
+# The defects README.md lists, pinned. When one of these fails, the library
+# got better: move the case out of README.md and the known-failures list.
+def _shared_list():
+    a = [1]
+    return [a, a]
+
+
+def _self_dict():
+    d = {}
+    d["self"] = d
+    return d
+
+
+DEFECTS = [
+    (bytearray(b"hi"), 2, "unparseable-global"),
+    (bytearray(), 0, "unparseable-global"),
+    ({(1, 2)}, 2, "panic"),
+    ({(1, 2): 3}, 2, "unhashable-key"),
+    (_shared_list(), 2, {"list": [{"list": [1]}, {"list": []}]}),
+    ("\ud800", 0, "bad-literal"),
+    (float("nan"), 0, {"float": "nan", "bits": "7ff8000000000001"}),
+    (len, 2, {"global": ["__builtin__", "len"]}),
+    (_self_dict(), 2, "unsupported"),
+]
+
+
+def test_known_library_defects_still_present(testee):
+    for value, proto, expected in DEFECTS:
+        doc = testee.loads(pickle.dumps(value, proto))
+        got = doc["value"] if doc["ok"] else doc["error"]["kind"]
+        assert got == expected, f"{value!r} at protocol {proto}: now {got!r}; update README.md"
+
+
+def test_shutdown_exits_zero(binary):
+    t = Child([binary])
+    doc, _ = t.request({"op": "shutdown"})
+    assert doc == {"ok": True}
+    assert t.proc.wait(timeout=5) == 0
+    t.close()
+
+
+def test_build_script_reports_missing_library(tmp_path):
+    r = subprocess.run([os.path.join(HERE, "build"), str(tmp_path / "x")], capture_output=True, text=True,
+                       env=dict(os.environ, GOCODE=str(tmp_path / "nowhere")), timeout=60)
+    assert r.returncode != 0 and "stalecucumber" in r.stderr
+
+
+# --------------------------------------------------------------------------
+# Negative controls: the checks above must catch a testee that misbehaves.
+
+FAKE = r"""
+import json, struct, sys
+out = sys.stdout.buffer
+n = struct.unpack('<I', sys.stdin.buffer.read(4))[0]; sys.stdin.buffer.read(n)
+mode = sys.argv[1]
+if mode == 'short-frame':
+    body = json.dumps({"ok": True, "frame_lengths": [10]}).encode()
+    out.write(struct.pack('<I', len(body)) + body + b'abc'); out.flush(); sys.exit(0)
+if mode == 'bare-array':
+    body = json.dumps({"ok": True, "value": [1]}).encode()
+elif mode == 'dangling-ref':
+    body = json.dumps({"ok": True, "value": {"list": [{"ref": 2}]}}).encode()
+else:
+    body = b'not json'
+out.write(struct.pack('<I', len(body)) + body); out.flush()
+"""
+
+
+@pytest.mark.parametrize("mode", ["short-frame", "bare-array", "dangling-ref", "not-json"])
+def test_negative_control_rejects_broken_testee(mode):
+    t = Child([sys.executable, "-c", FAKE, mode])
+    with pytest.raises(ProtocolError):
+        t.loads(pickle.dumps([1], 2))
+    t.proc.kill()
+    t.proc.wait()
+    for s in (t.proc.stdin, t.proc.stdout, t.proc.stderr):
+        s.close()
+
+
+def test_negative_control_catches_wrong_value():
+    lost = {"tuple", "sharing"}
+    assert same({"tuple": [1]}, {"list": [1]}, lost)
+    assert not same({"list": [{"list": [1]}, {"list": []}]}, {"list": [{"list": [1]}, {"list": [1]}]}, lost)
+    assert not same(1, {"float": "1.0"}, lost)
+    assert not same({"bytes": "00"}, {"bytearray": "00"}, lost)
+    assert not same({"float": "nan"}, {"float": "nan", "bits": "7ff8000000000001"}, lost)
