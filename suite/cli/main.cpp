@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add_decode(app, action);
   add_encode(app, action);
   add_scan(app, action);
+  add_testee_check(app, action);
 
   try {
     app.parse(argc, argv);
