@@ -93,7 +93,8 @@ class ExternalSubject : public Subject {
   std::optional<std::string> shutdown();
 
   const TesteeConfig& config() const { return config_; }
-  // The hello's answer; throws SubjectError when the testee is unavailable.
+  // The hello's answer; throws SubjectError when the testee is unavailable
+  // or its hello was malformed. A restarted testee's hello replaces it.
   const TesteeInfo& info() const;
   // The last bytes the testee wrote to standard error (all runs so far).
   std::string stderr_tail() const;
