@@ -90,6 +90,28 @@ Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
   auto diff =
       diff_pickles(expected->frames[0].view(), actual->frames[0].view(), "cpython", subject.name());
   if (diff.same) return Outcome::pass();
+  // A subject in another process builds its sets itself, and iterates them
+  // in the order of its own string hashes: the order given cannot reach it.
+  // Its pickle is still right when it holds the value and is what the C
+  // pickler writes for the set order it chose, which the reference (byte
+  // identical to the C pickler, checked against the oracle above) says.
+  if (has_unordered_items(given.value)) {
+    if (Subject* reference = env.subject(kReference, nullptr)) {
+      Graph graph;
+      Outcome ignored;
+      Message plain = as_pickle_message(*actual, c.protocol);
+      Node* held = loads_step(*reference, plain, graph, 5, "reference-loads", ignored);
+      if (held != nullptr && same_value(given.value, held, true, nullptr)) {
+        TestCase own = c;
+        own.value = held;
+        auto rewritten = dumps_step(*reference, own, "reference-dumps", ignored);
+        if (rewritten && !rewritten->frames.empty() &&
+            rewritten->frames[0].view() == actual->frames[0].view()) {
+          return Outcome::pass();
+        }
+      }
+    }
+  }
   Outcome o = Outcome::fail("bytes:" + diff.where, diff.summary, diff.explanation);
   o.failing_message = message_to_json(*actual);
   return o;

@@ -48,7 +48,8 @@ const Node* buffers_as_bytes(const Node* value, Graph& scratch);
 // "int-float" makes ints and floats doubles, "big-int" makes ints outside
 // +-2^53 doubles, "bytes-bytearray" makes bytearrays bytes, "set-frozenset"
 // makes frozensets sets, "str-bytes" makes bytes that are valid UTF-8 strs,
-// "nan-bits" makes every NaN the canonical one. Unknown names are ignored
+// "nan-bits" makes every NaN the canonical one, "dict-order" puts every
+// dict's pairs in one order. Unknown names are ignored
 // ("sharing" is a sharing rule, not a rewrite). `value` itself when nothing
 // changes.
 const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std::string>& lost);
