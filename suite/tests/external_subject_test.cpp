@@ -2,6 +2,7 @@
 // behaves, or misbehaves in one way per option: every failure's kind and
 // message, restarts, timeouts, the stderr tail and its bound, processes
 // reaped, and `serialcheck testee-check` on good and bad testees.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -436,7 +437,9 @@ TEST(ExternalSubject, CapabilitiesFromJson) {
       {{{"dumps", false}, {"loads", false}}, "neither dumps nor loads"},
       {nlohmann::json::array(), "not an object"},
   };
-  for (const auto& [j, message] : bad) {
+  for (const auto& entry : bad) {
+    const nlohmann::json& j = entry.first;  // (clang 14 captures no structured bindings)
+    const char* message = entry.second;
     const SubjectError e = error_of([&] { capabilities_from_json(j); });
     EXPECT_EQ(e.kind(), "testee-protocol") << j.dump();
     EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
@@ -527,6 +530,32 @@ TEST(ExternalSubject, EnvironmentAndDirectoryReachTheTestee) {
   EXPECT_TRUE(dumps_work(s));
   EXPECT_NE(s.stderr_tail().find("var=hello there dir=" + fs::canonical(dir).string()), std::string::npos)
       << s.stderr_tail();
+}
+
+TEST(ExternalSubject, TesteeInheritsNoDescriptorButItsPipes) {
+  // A descriptor this process holds without close-on-exec, at a known number.
+  const int stray = ::fcntl(::open("/dev/null", O_RDONLY), F_DUPFD, 200);
+  ASSERT_GE(stray, 200);
+  ExternalSubject other(fake(""));
+  ASSERT_TRUE(dumps_work(other));  // its pipes are open here while the next starts
+  TesteeConfig c = fake("");
+  // A glob, not $(ls): the shell itself lists what it holds, no pipe of its own.
+  c.command = "set -- /proc/$$/fd/*; echo \"fds: $*\" >&2; " + fake_command("");
+  ExternalSubject s(c);
+  EXPECT_TRUE(dumps_work(s));
+  const std::string tail = s.stderr_tail();
+  const auto at = tail.find("fds: ");
+  ASSERT_NE(at, std::string::npos) << tail;
+  std::string fds = tail.substr(at + 5, tail.find('\n', at) - at - 5);
+  std::vector<std::string> numbers;
+  for (std::size_t slash; (slash = fds.find("/fd/")) != std::string::npos;) {
+    fds = fds.substr(slash + 4);
+    numbers.push_back(fds.substr(0, fds.find(' ')));
+  }
+  // 0-2, and 3: the directory the glob reads.
+  EXPECT_GE(numbers.size(), 3u) << tail;
+  for (const auto& n : numbers) EXPECT_LE(std::stoi(n), 3) << "descriptor " << n << " leaked\n" << tail;
+  ::close(stray);
 }
 
 // ---- ending ----------------------------------------------------------------------------
