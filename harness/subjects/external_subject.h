@@ -72,14 +72,22 @@ class ExternalSubject : public Subject {
 
   std::string name() const override { return config_.name; }
   // From the hello (starting the testee if needed). An unavailable testee
-  // has no capabilities: dumps and loads both false.
+  // has no capabilities: dumps and loads both false. A testee whose first
+  // hello was malformed gets the protocol's defaults, so that each call is
+  // made and fails with that testee-protocol error (the testee is started
+  // again for each).
   Capabilities capabilities() const override;
-  // Why the testee cannot run: the command does not start, the hello fails
-  // or times out, or the testee answered the hello with kind "unavailable".
+  // Why the testee cannot run, for good: the command does not start (exit
+  // 127, a missing directory), it exits or times out before its first hello
+  // is answered, or it answered the hello with kind "unavailable". Includes
+  // the last line of its standard error. Never set by a malformed hello.
   std::optional<std::string> unavailable_reason() const override;
   std::string description() const override;
 
+  // Frames own their bytes; the header is {"serializer": "pickle",
+  // "protocol": p, "writeable": [...]} as the other pickle subjects write it.
   Message dumps(const Node* value, const DumpOptions& options) override;
+  // Device frames are copied to the host (counted) before they are sent.
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override;
 
   // The testee's own time for `iterations` (>= 1) runs of the operation.
