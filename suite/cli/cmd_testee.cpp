@@ -507,8 +507,9 @@ void add_testee_check(CLI::App& app, Action& action) {
       });
   cmd->footer(
       "Examples:\n"
-      "  serialcheck testee-check -- pypy3 harness/testees/python/testee.py\n"
+      "  serialcheck testee-check -- python3 harness/testees/python/serialcheck_testee.py --preset pickle\n"
       "  serialcheck testee-check --env PYTHONPATH=src 'python3 my_testee.py --fast'\n"
+      "Words of the command that start with - need the -- before the command, or one string.\n"
       "The testee gets hello, dumps of fixed values at each protocol it writes (read back by the\n"
       "reference decoder), loads of the reference's pickles at each protocol it reads, malformed\n"
       "streams (which must be refused with an error), a global that does not exist, bench and\n"
