@@ -1494,17 +1494,18 @@ def _protocol_range(text):
     return values
 
 
-def supported_kinds():
-    """The value kinds this interpreter takes and returns."""
-    import importlib.util
-    kinds = list(BASE_KINDS)
+def supported_kinds(exclude=()):
+    """The value kinds this interpreter takes and returns: the builtin ones,
+    and ndarray and tensor when numpy and torch import (tried here)."""
+    kinds = [k for k in BASE_KINDS if k not in exclude]
     for module, kind in (("numpy", "ndarray"), ("torch", "tensor")):
+        if kind in exclude:
+            continue
         try:
-            found = importlib.util.find_spec(module) is not None
+            importlib.import_module(module)
         except Exception:
-            found = False
-        if found:
-            kinds.append(kind)
+            continue
+        kinds.append(kind)
     return kinds
 
 
@@ -1578,7 +1579,7 @@ class Testee(object):
     def __init__(self, dumps=None, loads=None, name="python", version="", implementation="",
                  write_protocols=None, read_protocols=None, out_of_band=None,
                  limit_loader=False, cpython_bytes=False, cannot_express=(), kinds=None,
-                 unavailable=None, verbose=True):
+                 without_kinds=(), unavailable=None, verbose=True):
         self.dumps = dumps
         self.loads = loads
         self.name = name
@@ -1593,11 +1594,14 @@ class Testee(object):
         self.limit_loader = limit_loader
         self.cpython_bytes = cpython_bytes
         self.cannot_express = list(cannot_express)
-        self.kinds = list(kinds) if kinds is not None else supported_kinds()
+        self.kinds = list(kinds) if kinds is not None else None  # found at hello
+        self.without_kinds = tuple(without_kinds)
         self.unavailable = unavailable
         self.verbose = verbose
 
     def capabilities(self):
+        if self.kinds is None:
+            self.kinds = supported_kinds(self.without_kinds)
         return {
             "dumps": self.dumps is not None,
             "loads": self.loads is not None,
@@ -1665,8 +1669,12 @@ class Testee(object):
             raise Unsupported("this testee does not send buffers out of band")
         if "value" not in req:
             raise BadRequest("dumps needs 'value'")
-        obj = objects_from_nodes(nodes_from_json(req["value"]))
-        return obj, protocol, out_of_band
+        root = nodes_from_json(req["value"])
+        if self.without_kinds:
+            for n in _walk(root):
+                if n.kind in self.without_kinds:
+                    raise Unsupported("%s values are left out (--without-kinds)" % n.kind)
+        return objects_from_nodes(root), protocol, out_of_band
 
     def do_dumps(self, req):
         obj, protocol, out_of_band = self._dump_input(req)
@@ -1776,6 +1784,11 @@ def _serve_loop(testee, stream):
             lengths = req.get("frame_lengths", [])
             if not isinstance(lengths, list) or not all(_is_int(v) and v >= 0 for v in lengths):
                 raise ValueError("'frame_lengths' must be an array of sizes")
+        except RecursionError as e:
+            # A well-formed value deeper than this testee can parse (a dumps
+            # request, which has no frames): what pickle itself would say.
+            stream.write(error_doc("RecursionError", "the request nests too deeply: %s" % e))
+            continue
         except Exception as e:
             # The frames that follow cannot be found: answer, and hope the
             # runner restarts us (it treats bad-request as a protocol error).
@@ -1907,6 +1920,9 @@ def _parser():
                         "and must refuse a stream above N naming both protocols")
     c.add_argument("--cannot-express", metavar="A,B", default="",
                    help="distinctions the serializer loses: " + ", ".join(DISTINCTIONS))
+    c.add_argument("--without-kinds", metavar="A,B", default="",
+                   help="value kinds not to claim, e.g. ndarray,tensor (spares importing "
+                        "numpy and torch at start; default: claim those that import)")
     o = p.add_argument_group("output")
     o.add_argument("--quiet", action="store_true",
                    help="no tracebacks on standard error for failed requests")
@@ -1971,6 +1987,7 @@ def _setup(args):
             raise SystemExit("--cannot-express: unknown distinction %r (known: %s)"
                              % (s, ", ".join(DISTINCTIONS)))
     claims["cannot_express"] = lost
+    claims["without_kinds"] = [s.strip() for s in args.without_kinds.split(",") if s.strip()]
     if dumps is None and loads is None and "unavailable" not in claims:
         raise SystemExit("nothing to test: give --preset, --dumps or --loads (see --help)")
     return dumps, loads, claims
