@@ -678,8 +678,16 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
         !error["message"].is_string()) {
       protocol_failure(reply, "an error response needs \"error\": {\"kind\": ..., \"message\": ...}");
     }
-    const std::string kind = error["kind"].get<std::string>();
-    const std::string message = error["message"].get<std::string>();
+    // Kinds become part of fingerprints and messages one line of a report:
+    // both are kept short whatever the testee sends.
+    std::string kind = error["kind"].get<std::string>();
+    if (kind.size() > 64) kind = kind.substr(0, 64);
+    std::string message = error["message"].get<std::string>();
+    constexpr std::size_t kMaxMessage = 400;
+    if (message.size() > kMaxMessage) {
+      message = message.substr(0, kMaxMessage) + fmt::format("... ({} bytes)", message.size());
+    }
+    std::replace(message.begin(), message.end(), '\n', ' ');
     const std::string detail = stderr_since(mark);
     if (kind == "bad-request") {
       // The stream is still in step: the testee is kept.
@@ -1059,10 +1067,8 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   caps.limit_loader = capability_flag(j, "limit_loader", false);
   caps.cpython_bytes = capability_flag(j, "cpython_bytes", false);
   caps.python_values = capability_flag(j, "python_values", false);
-  caps.cannot_express =
-      capability_names(j, "cannot_express",
-                       {"tuple", "int-float", "big-int", "bytes-bytearray", "set-frozenset",
-                        "set-list", "sharing", "str-bytes", "nan-bits"});
+  caps.cannot_express = capability_names(
+      j, "cannot_express", std::set<std::string>(kFidelityNames.begin(), kFidelityNames.end()));
   std::set<std::string> kinds = {"null", "buffer"};  // the JSON form's tags beside the kind names
   for (int k = 0; k <= static_cast<int>(kLastKind); ++k) {
     kinds.insert(std::string(kind_name(static_cast<Kind>(k))));

@@ -4,16 +4,24 @@
 // a capability the subject lacks is skipped with a reason, never passed.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reference/frames/message.h"
 #include "reference/value/value.h"
 
 namespace serialcheck {
+
+// The distinctions a subject may declare lost (docs/testee-protocol.md,
+// "Fidelity"); relax_value() (harness/props/value_tools.h) erases each.
+inline constexpr std::array<std::string_view, 10> kFidelityNames = {
+    "tuple",    "int-float",         "big-int",   "bytes-bytearray", "set-frozenset",
+    "sharing",  "immutable-sharing", "str-bytes", "nan-bits",        "dict-order"};
 
 struct Capabilities {
   // The protocols the subject writes (or, when it only reads, reads).

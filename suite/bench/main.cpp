@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -37,6 +38,8 @@
 
 #include "harness/python/interpreter.h"
 #include "harness/subjects/subject.h"
+#include "harness/subjects/subjects_file.h"
+#include "suite/bench/external_timed.h"
 #include "suite/bench/timed.h"
 #include "suite/bench/workloads.h"
 
@@ -99,7 +102,11 @@ class Store {
       c.error = "wrong output: " + std::string(e.what());
       return c;
     } catch (const SubjectError& e) {
-      c.error = name + " cannot run: " + e.what();
+      // What a subject cannot express, a testee whose runtime is missing
+      // here, or one that fails on the workload (the gate judges that), is
+      // not a wrong output: "not run" benchmarks do not fail the run.
+      const bool not_run = e.kind() == kUnsupported || c.subject->self_timed();
+      c.error = (not_run ? "not run: " : "") + name + " cannot run: " + e.what();
       return c;
     } catch (const std::exception& e) {
       c.error = "preparing failed: " + std::string(e.what());
@@ -143,11 +150,48 @@ void set_counters(benchmark::State& state, std::size_t bytes, std::size_t items)
   state.counters["objects"] = static_cast<double>(items);
 }
 
+// One loads request to an external subject, timed from outside: what the
+// testee protocol costs on top of the testee's own loads.
+void run_request(benchmark::State& state, std::size_t workload, const std::string& subject) {
+  Store::Case& c = store().get(workload, subject);
+  if (!c.error.empty()) {
+    state.SkipWithError(c.error.c_str());
+    return;
+  }
+  try {
+    for (auto _ : state) state.SetIterationTime(c.subject->request_seconds());
+  } catch (const SubjectError& e) {
+    std::string why = (e.kind() == kUnsupported ? "not run: " : "failed while timed: ") +
+                      std::string(e.what());
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const Workload& w = store().current();
+  set_counters(state, w.bytes, w.items);
+}
+
 void run_case(benchmark::State& state, std::size_t workload, const std::string& subject,
               bool dumps) {
   Store::Case& c = store().get(workload, subject);
   if (!c.error.empty()) {
     state.SkipWithError(c.error.c_str());
+    return;
+  }
+  if (c.subject->self_timed()) {
+    try {
+      const double per_op = c.subject->seconds_per_op(dumps);
+      for (auto _ : state) state.SetIterationTime(per_op);
+    } catch (const SubjectError& e) {
+      std::string why = (e.kind() == kUnsupported ? "not run: " : "failed while timed: ") +
+                        std::string(e.what());
+      state.SkipWithError(why.c_str());
+      return;
+    } catch (const std::exception& e) {
+      state.SkipWithError((std::string("failed while timed: ") + e.what()).c_str());
+      return;
+    }
+    const Workload& w = store().current();
+    set_counters(state, w.bytes, w.items);
     return;
   }
   try {
@@ -212,6 +256,28 @@ void register_all(bool quick) {
       }
     }
   }
+  // External subjects time themselves (external_timed.h).
+  for (std::size_t w = 0; w < specs.size(); ++w) {
+    if (quick && !specs[w].quick) continue;
+    for (const TesteeConfig& testee : external_subjects()) {
+      if (!external_runs(specs[w])) continue;
+      for (bool dumps : {true, false}) {
+        std::string name =
+            std::string(dumps ? "dumps/" : "loads/") + specs[w].name + "/" + testee.name;
+        std::string subject = testee.name;
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [w, subject, dumps](benchmark::State& state) {
+                                       run_case(state, w, subject, dumps);
+                                     })
+            ->UseManualTime();
+      }
+      std::string name = "request/" + specs[w].name + "/" + testee.name;
+      std::string subject = testee.name;
+      benchmark::RegisterBenchmark(name.c_str(), [w, subject](benchmark::State& state) {
+        run_request(state, w, subject);
+      })->UseManualTime();
+    }
+  }
   for (std::size_t size : buffer_sizes(quick)) {
     for (bool warm : {true, false}) {
       std::string name = "memcpy/copy_" + size_name(size) + (warm ? "/warm" : "/cold");
@@ -229,7 +295,29 @@ int main(int argc, char** argv) {
   bool default_malloc = false;
   bool min_time_given = false;
   std::vector<char*> args;
+  std::vector<serialcheck::TesteeConfig> testees;
   for (int i = 0; i < argc; ++i) {
+    // External subjects, as `serialcheck bench` passes them on.
+    if (i > 0 && std::strncmp(argv[i], "--testee=", 9) == 0) {
+      try {
+        auto t = serialcheck::parse_testee_argument(argv[i] + 9);
+        std::erase_if(testees, [&](const auto& e) { return e.name == t.name; });
+        testees.push_back(std::move(t));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "serialcheck_bench: %s\n", e.what());
+        return 2;
+      }
+      continue;
+    }
+    if (i > 0 && std::strncmp(argv[i], "--subjects-file=", 16) == 0) {
+      try {
+        for (auto& t : serialcheck::read_subjects_file(argv[i] + 16)) testees.push_back(t);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "serialcheck_bench: %s\n", e.what());
+        return 2;
+      }
+      continue;
+    }
     if (i > 0 && std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
       continue;
@@ -252,6 +340,7 @@ int main(int argc, char** argv) {
     mallopt(M_MMAP_MAX, 0);              // every block from the heap...
     mallopt(M_TRIM_THRESHOLD, INT_MAX);  // ...which is never given back
   }
+  serialcheck::bench::set_external_subjects(std::move(testees));
   serialcheck::bench::register_all(quick);
   benchmark::AddCustomContext("serialcheck.quick", quick ? "true" : "false");
   benchmark::AddCustomContext("serialcheck.malloc",

@@ -1,5 +1,7 @@
 #include "suite/bench/timed.h"
 
+#include "suite/bench/external_timed.h"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -282,7 +284,7 @@ std::unique_ptr<TimedSubject> make_timed_subject(const std::string& name,
   if (name == "cpython-py") return std::make_unique<PythonTimed>(name, Flavor::Pure);
   if (name == "cloudpickle") return std::make_unique<PythonTimed>(name, Flavor::Cloud);
   if (name == "distributed") return std::make_unique<PythonTimed>(name, Flavor::Distributed);
-  return nullptr;
+  return make_external_timed(name, spec);
 }
 
 std::string first_difference(const std::vector<std::string_view>& a,

@@ -53,13 +53,22 @@ class TimedSubject {
 
   // The prepared output: the pickle, then each out-of-band buffer.
   virtual std::vector<std::string_view> frames() const = 0;
+
+  // A subject that times its own loop (an external testee): the benchmark
+  // asks it for the seconds one operation takes instead of timing dumps()
+  // and loads() itself.
+  virtual bool self_timed() const { return false; }
+  virtual double seconds_per_op(bool /*dumps*/) { return 0; }
+  // A self-timed subject: the wall time of one whole loads request (pipe,
+  // JSON both ways, the testee's work), for the protocol's overhead.
+  virtual double request_seconds() { return 0; }
 };
 
 // "reference", "cpython", "cpython-py", "cloudpickle", "distributed".
 const std::vector<std::string>& subject_names();
 
 // nullptr when the subject does not run `spec` (device workloads are the
-// reference's only).
+// reference's only). External subjects (external_timed.h) are made here too.
 std::unique_ptr<TimedSubject> make_timed_subject(const std::string& name, const WorkloadSpec& spec);
 
 // Where `a` and `b` first differ ("frame 0 byte 17: 0x94 != 0x95", "frame 1:

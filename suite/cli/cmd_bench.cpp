@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "suite/cli/commands.h"
+#include "suite/cli/subjects.h"
 
 #ifndef SERIALCHECK_PYTHON_EXECUTABLE
 #define SERIALCHECK_PYTHON_EXECUTABLE "/usr/bin/python3"
@@ -29,6 +30,7 @@ struct BenchArgs {
   std::string report_dir = "reports";
   std::string compare;
   std::vector<std::string> extra;  // passed to the runner as they are
+  SubjectArgs sources;
 };
 
 
@@ -56,6 +58,16 @@ int bench(const BenchArgs& a) {
   std::vector<std::string> run = {runner};
   if (a.quick) run.push_back("--quick");
   if (!a.filter.empty()) run.push_back("--benchmark_filter=" + a.filter);
+  // The external subjects, checked here so a bad file is a usage error of
+  // this command, then handed to the runner as it reads them.
+  (void)testee_configs(a.sources);
+  if (!a.sources.no_subjects_file) {
+    std::string file = a.sources.subjects_file.empty() && fs::exists("subjects.json")
+                           ? std::string("subjects.json")
+                           : a.sources.subjects_file;
+    if (!file.empty()) run.push_back("--subjects-file=" + fs::absolute(file).string());
+  }
+  for (const auto& t : a.sources.testees) run.push_back("--testee=" + t);
   run.push_back("--benchmark_out=" + json);
   run.push_back("--benchmark_out_format=json");
   run.insert(run.end(), a.extra.begin(), a.extra.end());
@@ -88,6 +100,7 @@ void add_bench(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--compare", a->compare,
                   "An earlier bench.json: mark regressions (Google Benchmark's compare.py)");
+  add_subject_options(cmd, a->sources);
   cmd->add_option("RUNNER_ARGS", a->extra,
                   "After --: Google Benchmark flags for the runner, e.g. "
                   "--benchmark_repetitions=5");
