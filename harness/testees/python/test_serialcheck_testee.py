@@ -363,6 +363,8 @@ def test_dumps_then_loads_keeps_every_kind(pickle_adapter):
     for text in ROUND_TRIPS:
         if '"module"' in text or "Lazy" in text:
             continue  # plain pickle cannot write modules
+        if pypy and ("SimpleNamespace" in text or "partial" in text):
+            continue  # PyPy's SimpleNamespace and partial reduce otherwise
         if pypy and '"buffer"' in text and '"ref"' in text:
             continue  # PyPy's defect, see test_pypy_pickles_a_shared_picklebuffer
         value = json.loads(text)
