@@ -506,8 +506,10 @@ func (b *builder) tagged(m map[string]interface{}) (interface{}, error) {
 			if err != nil {
 				return nil, err
 			}
-			if bk, ok := k.(*big.Int); ok {
-				k = *bk // the writer knows big.Int by value; a pointer would be keyed by address
+			if _, ok := k.(*big.Int); ok {
+				// The writer knows big.Int by value, which a Go map cannot hash;
+				// a pointer would be keyed by its address.
+				return nil, unsupportedf("a dict key that is an int beyond 64 bits, which a Go map cannot hold")
 			}
 			out[k] = v
 		}
@@ -574,7 +576,13 @@ func (e requestError) Error() string { return e.msg }
 
 func badRequest(msg string) error { return requestError{msg} }
 
-func pickle(value interface{}, protocol int64) ([]byte, error) {
+func pickle(value interface{}, protocol int64) (out []byte, err error) {
+	// A value the Go side cannot hold must be an answer, never a dead testee.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, unsupportedf("building the Go value panicked: %v", r)
+		}
+	}()
 	if protocol != 2 {
 		return nil, unsupportedf("stalecucumber writes protocol 2 only, not %d", protocol)
 	}

@@ -413,6 +413,7 @@ def test_dumps_nan_bits_and_sharing_as_copies(testee):
     ({"set": [1]}, "set"),
     ({"global": ["builtins", "len"]}, "global"),
     ({"dict": [[{"tuple": [1]}, 1]]}, "key"),
+    ({"dict": [[{"int": "-9223372036854775809"}, None]]}, "int beyond 64 bits"),
     ({"list": [{"ref": 1}], "id": 1}, "cycle"),
 ])
 def test_dumps_unsupported(testee, value, why):
