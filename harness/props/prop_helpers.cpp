@@ -98,16 +98,13 @@ bool same_value(const Node* a, const Node* b, bool python, Difference* why,
                 const EqualOptions& options, const std::vector<std::string>& lost) {
   Graph ga;
   Graph gb;
-  Graph ra;
-  Graph rb;
   const bool sharing_lost =
       std::find(lost.begin(), lost.end(), "sharing") != lost.end() ||
       std::find(lost.begin(), lost.end(), "immutable-sharing") != lost.end();
-  return equal_under(relax_value(buffers_as_bytes(a, ga), ra, lost),
-                     relax_value(buffers_as_bytes(b, gb), rb, lost),
+  return equal_under(buffers_as_bytes(a, ga), buffers_as_bytes(b, gb),
                      python || sharing_lost ? SharingRule::ImmutablesFree
                                             : SharingRule::GlobalsByName,
-                     why, options);
+                     why, options, lost);
 }
 
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,

@@ -60,15 +60,17 @@ std::string intern_key(const Node* n, const std::unordered_map<const Node*, Node
   append_field(key, n->name);
   std::vector<std::string> parts;
   for (const Node* c : n->items) parts.push_back(child_key(c, rep));
-  if (n->kind == Kind::FrozenSet) std::sort(parts.begin(), parts.end());
+  if (n->kind == Kind::FrozenSet || n->kind == Kind::Set) std::sort(parts.begin(), parts.end());
   for (const auto& p : parts) append_field(key, p);
   return key;
 }
 
 // Rewrites the (copied, hence mutable) value so that equal immutable
-// subvalues are one node; returns the new root.
-Node* hash_cons(Node* root, SharingRule rule) {
-  auto exempt = [rule](Kind k) {
+// subvalues are one node; returns the new root. `also` names kinds exempt
+// beyond the rule's (a list that may have been a tuple, see equal_under).
+Node* hash_cons(Node* root, SharingRule rule, const std::vector<Kind>& also = {}) {
+  auto exempt = [rule, &also](Kind k) {
+    if (std::find(also.begin(), also.end(), k) != also.end()) return true;
     return rule == SharingRule::ImmutablesFree ? !is_atom(k) && immutable_kind(k)
                                                : k == Kind::Global;
   };
@@ -244,15 +246,6 @@ const Node* buffers_as_bytes(const Node* value, Graph& scratch) {
   return root;
 }
 
-bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why,
-                 const EqualOptions& options) {
-  if (a == nullptr || b == nullptr) return equal(a, b, options, why);
-  Graph ga;
-  Graph gb;
-  Node* ca = hash_cons(copy_value(a, ga), rule);
-  Node* cb = hash_cons(copy_value(b, gb), rule);
-  return equal(ca, cb, options, why);
-}
 
 namespace {
 
@@ -317,7 +310,18 @@ bool valid_utf8(std::string_view s) {
 
 }  // namespace
 
-const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std::string>& lost) {
+namespace {
+
+bool relaxes_kinds(const std::vector<std::string>& lost) {
+  for (const char* d : {"tuple", "int-float", "big-int", "bytes-bytearray", "set-frozenset",
+                        "str-bytes", "nan-bits", "dict-order"}) {
+    if (loses(lost, d)) return true;
+  }
+  return false;
+}
+
+// Erases the distinctions of `lost` in a value this code owns (a copy).
+void relax_in_place(Node* root, const std::vector<std::string>& lost) {
   const bool tuple = loses(lost, "tuple");
   const bool int_float = loses(lost, "int-float");
   const bool big_int = loses(lost, "big-int");
@@ -326,47 +330,133 @@ const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std
   const bool str_bytes = loses(lost, "str-bytes");
   const bool nan_bits = loses(lost, "nan-bits");
   const bool dict_order = loses(lost, "dict-order");
-  if (!(tuple || int_float || big_int || bytes_bytearray || set_frozenset || str_bytes ||
-        nan_bits || dict_order) ||
-      value == nullptr) {
-    return value;
-  }
-  std::unordered_map<const Node*, Node*> map;
-  Node* root = copy_value(value, scratch, &map);
-  for (auto& [original, copy] : map) {
-    switch (copy->kind) {
+  const std::vector<const Node*> nodes = reachable(root);
+  for (const Node* cn : nodes) {
+    Node* n = const_cast<Node*>(cn);
+    switch (n->kind) {
       case Kind::Tuple:
-        if (tuple) copy->kind = Kind::List;
+        if (tuple) n->kind = Kind::List;
         break;
       case Kind::FrozenSet:
-        if (set_frozenset) copy->kind = Kind::Set;
+        if (set_frozenset) n->kind = Kind::Set;
         break;
       case Kind::ByteArray:
-        if (bytes_bytearray) copy->kind = Kind::Bytes;
+        if (bytes_bytearray) n->kind = Kind::Bytes;
         break;
       case Kind::Int:
         if (int_float) {
-          double d = int_as_double(copy);
-          copy->kind = Kind::Float;
-          copy->big = false;
-          copy->small = 0;
-          copy->set_owned({});
-          copy->f = d;
-        } else if (big_int && !fits_double_exactly(copy)) {
-          set_int_to_double(copy);
+          double d = int_as_double(n);
+          n->kind = Kind::Float;
+          n->big = false;
+          n->small = 0;
+          n->set_owned({});
+          n->f = d;
+        } else if (big_int && !fits_double_exactly(n)) {
+          set_int_to_double(n);
         }
         break;
       default: break;
     }
-    if (copy->kind == Kind::Dict && dict_order) sort_dict_pairs(copy);
-    if (copy->kind == Kind::Bytes && str_bytes && valid_utf8(copy->payload())) {
-      copy->kind = Kind::Str;
-    }
-    if (copy->kind == Kind::Float && nan_bits && std::isnan(copy->f)) {
-      copy->f = std::numeric_limits<double>::quiet_NaN();
+    if (n->kind == Kind::Bytes && str_bytes && valid_utf8(n->payload())) n->kind = Kind::Str;
+    if (n->kind == Kind::Float && nan_bits && std::isnan(n->f)) {
+      n->f = std::numeric_limits<double>::quiet_NaN();
     }
   }
+  // Keys are compared by their text, so every key is relaxed first.
+  if (dict_order) {
+    for (const Node* cn : nodes) {
+      if (cn->kind == Kind::Dict) sort_dict_pairs(const_cast<Node*>(cn));
+    }
+  }
+}
+
+// The value as a tree: a node reached twice is copied. nullptr when the
+// value has a cycle or the tree would pass `budget` nodes.
+Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18) {
+  std::unordered_map<const Node*, int> in_path;
+  std::size_t made = 0;
+  bool failed = false;
+  // Iterative copy: (original, copy, next child index).
+  struct Frame {
+    const Node* from;
+    Node* to;
+    std::size_t next;
+  };
+  auto make = [&](const Node* from) -> Node* {
+    if (++made > budget) {
+      failed = true;
+      return nullptr;
+    }
+    // A shallow copy; the children are re-pointed as the walk reaches them.
+    Node* n = out.make(from->kind);
+    copy_scalars(from, n);
+    n->items = from->items;
+    return n;
+  };
+  if (root == nullptr) return nullptr;
+  if (root->obj || root->array || root->device) return nullptr;
+  Node* top = make(root);
+  std::vector<Frame> stack{{root, top, 0}};
+  in_path[root] = 1;
+  while (!stack.empty() && !failed) {
+    Frame& f = stack.back();
+    if (f.next == f.from->items.size()) {
+      in_path[f.from] = 0;
+      stack.pop_back();
+      continue;
+    }
+    const Node* child = f.from->items[f.next];
+    std::size_t slot = f.next++;
+    if (child == nullptr || is_atom(child->kind)) continue;
+    if (in_path[child] == 1 || child->obj || child->array || child->device) return nullptr;
+    Node* copy = make(child);
+    if (copy == nullptr) return nullptr;
+    f.to->items[slot] = copy;
+    in_path[child] = 1;
+    stack.push_back({child, copy, 0});
+  }
+  return failed ? nullptr : top;
+}
+
+}  // namespace
+
+const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std::string>& lost) {
+  if (value == nullptr || !relaxes_kinds(lost)) return value;
+  Node* root = copy_value(value, scratch);
+  relax_in_place(root, lost);
   return root;
+}
+
+bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why,
+                 const EqualOptions& options, const std::vector<std::string>& lost) {
+  if (a == nullptr || b == nullptr) return equal(a, b, options, why);
+  Graph ga;
+  Graph gb;
+  Node* ca = copy_value(a, ga);
+  Node* cb = copy_value(b, gb);
+  // Kinds first: a list that may have been a tuple (or a set a frozenset)
+  // then shares as the immutable it may have been.
+  std::vector<Kind> also;
+  if (relaxes_kinds(lost)) {
+    relax_in_place(ca, lost);
+    relax_in_place(cb, lost);
+    if (rule == SharingRule::ImmutablesFree) {
+      if (loses(lost, "tuple")) also.push_back(Kind::List);
+      if (loses(lost, "set-frozenset")) also.push_back(Kind::Set);
+    }
+  }
+  ca = hash_cons(ca, rule, also);
+  cb = hash_cons(cb, rule, also);
+  if (loses(lost, "sharing")) {
+    // Trees compare as trees: the subject cannot say which references were
+    // one object. A cycle (or a tree too large to expand) stays a graph.
+    Graph ta;
+    Graph tb;
+    Node* ua = unshare(ca, ta);
+    Node* ub = unshare(cb, tb);
+    if (ua != nullptr && ub != nullptr) return equal(ua, ub, options, why);
+  }
+  return equal(ca, cb, options, why);
 }
 
 }  // namespace serialcheck

@@ -72,7 +72,11 @@ enum class SharingRule {
 // Equality as equal() defines it, except for the sharing `rule` exempts:
 // both values are first rewritten so that equal exempt subvalues are one
 // node (hash-consing), then compared with equal().
+// `lost` (Capabilities::cannot_express) erases those distinctions first
+// (relax_value); with "tuple" or "set-frozenset" lost, lists and sets then
+// share as the tuples and frozensets they may have been, and with "sharing"
+// lost, values without cycles compare as trees.
 bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why = nullptr,
-                 const EqualOptions& options = {});
+                 const EqualOptions& options = {}, const std::vector<std::string>& lost = {});
 
 }  // namespace serialcheck

@@ -151,6 +151,37 @@ TEST(Fidelity, EachDistinctionRelaxesItsOwnRuleOnly) {
   EXPECT_FALSE(same_under(R"(9007199254740991)", R"(9007199254740990)", {"big-int"}));
 }
 
+bool same_graphs(const std::string& a, const std::string& b, SharingRule rule,
+                 std::vector<std::string> lost) {
+  Graph ga;
+  Graph gb;
+  return equal_under(from_json(a, ga), from_json(b, gb), rule, nullptr, {}, lost);
+}
+
+TEST(Fidelity, ListsThatMayHaveBeenTuplesShareAsTuplesDo) {
+  // CPython keeps one empty tuple; a reader without tuples gives two lists.
+  const char* memoized = R"({"list": [{"tuple": [], "id": 1}, {"ref": 1}]})";
+  const char* two_lists = R"({"list": [{"list": []}, {"list": []}]})";
+  EXPECT_TRUE(same_graphs(memoized, two_lists, SharingRule::ImmutablesFree, {"tuple"}));
+  // Negative controls: without the declaration, or for real lists, sharing counts.
+  EXPECT_FALSE(same_graphs(memoized, two_lists, SharingRule::ImmutablesFree, {}));
+  EXPECT_FALSE(same_graphs(R"({"list": [{"list": [], "id": 1}, {"ref": 1}]})", two_lists,
+                           SharingRule::ImmutablesFree, {}));
+  EXPECT_FALSE(same_graphs(memoized, two_lists, SharingRule::GlobalsByName, {"tuple"}));
+}
+
+TEST(Fidelity, WithoutSharingTreesCompareAsTrees) {
+  const char* shared = R"({"list": [{"list": [1], "id": 1}, {"ref": 1}]})";
+  const char* copies = R"({"list": [{"list": [1]}, {"list": [1]}]})";
+  EXPECT_TRUE(same_graphs(shared, copies, SharingRule::ImmutablesFree, {"sharing"}));
+  EXPECT_FALSE(same_graphs(shared, copies, SharingRule::ImmutablesFree, {}));
+  // Still a structural comparison, and a cycle is never a tree.
+  EXPECT_FALSE(same_graphs(shared, R"({"list": [{"list": [1]}, {"list": [2]}]})",
+                           SharingRule::ImmutablesFree, {"sharing"}));
+  EXPECT_FALSE(same_graphs(R"({"list": [{"ref": 1}], "id": 1})", R"({"list": [{"list": []}]})",
+                           SharingRule::ImmutablesFree, {"sharing"}));
+}
+
 // ---- subjects for the properties ----------------------------------------------
 
 // The reference, with capabilities and one bug chosen by the test.
