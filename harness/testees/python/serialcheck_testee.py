@@ -45,7 +45,6 @@ import time
 import traceback
 import types
 
-IS_CPYTHON = sys.implementation.name == "cpython"
 
 __all__ = [
     "BridgeError", "Unsupported", "ValueFormError", "PRESETS",
@@ -1236,19 +1235,6 @@ class _Describer(object):
         if found is not o:
             raise BridgeError("Can't describe %r: it's not the same object as %s.%s"
                               % (o, module, name))
-        # CPython names some C-implemented functions by their public module
-        # (operator.itemgetter, whose __module__ is "operator"); PyPy's say
-        # "_operator". The object is the same, so outside CPython describe it
-        # by the public name when that module holds this very object: what a
-        # loader read does not depend on which interpreter describes it.
-        if (not IS_CPYTHON and module.startswith("_") and not module.startswith("__")):
-            public = sys.modules.get(module[1:])
-            if public is not None:
-                try:
-                    if walk_qualname(public, name) is o:
-                        module = module[1:]
-                except Exception:
-                    pass
         return Node("global", (module, name))
 
     def fill(self, o, n, extra):

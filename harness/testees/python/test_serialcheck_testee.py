@@ -747,14 +747,3 @@ def test_pypy_pickles_a_shared_picklebuffer():
     out = subprocess.run([PYPY, "-c", code], stdout=subprocess.PIPE, check=True).stdout
     assert out.strip() == b"AssertionError"
 
-
-@pytest.mark.skipif(PYPY is None, reason="pypy3 is not installed")
-def test_pypy_describes_c_functions_by_their_public_module():
-    # PyPy's operator.itemgetter says __module__ "_operator"; CPython's says
-    # "operator". A loader that read the function is described alike.
-    code = ("import sys; sys.path.insert(0, %r); import operator, json, serialcheck_testee as t;"
-            "print(json.dumps([t.value_to_json(operator.itemgetter),"
-            " t.value_to_json(len)]))" % HERE)
-    out = subprocess.run([PYPY, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert json.loads(out) == [{"global": ["operator", "itemgetter"]},
-                               {"global": ["builtins", "len"]}]
