@@ -228,7 +228,17 @@ int run_gate(const RunArgs& a) {
   std::pair<int, int> shard;
   try {
     report.subjects = pick_subjects(a.subjects, subject_names(factories));
-    report.properties = pick_properties(a.properties, report.subjects);
+    // The matrix's producers: the run's subjects, and always the reference
+    // and the C pickler, so a run of one subject still reads what they write.
+    std::vector<std::string> producers = report.subjects;
+    const auto all = subject_names(factories);
+    for (const char* anchor : {"reference", "cpython"}) {
+      if (std::find(all.begin(), all.end(), anchor) != all.end() &&
+          std::find(producers.begin(), producers.end(), anchor) == producers.end()) {
+        producers.push_back(anchor);
+      }
+    }
+    report.properties = pick_properties(a.properties, producers);
     shard = pick_shard(a.shard);
   } catch (const UsageError& e) {
     std::cerr << "serialcheck run: " << e.what() << "\n";
