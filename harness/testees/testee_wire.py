@@ -253,3 +253,35 @@ def normalize(root, lost):
 
 def same(a, b, lost):
     return normalize(a, lost) == normalize(b, lost)
+
+
+def value_json_of(obj):
+    """The canonical JSON of a small Python value (the cases below hold no
+    sharing, so no ids)."""
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        return obj if -(2 ** 63) <= obj < 2 ** 63 else {"int": str(obj)}
+    if isinstance(obj, float):
+        return {"float": repr(obj)}
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return {"str-utf8sp": obj.encode("utf-8", "surrogatepass").hex()}
+    if isinstance(obj, bytes):
+        return {"bytes": obj.hex()}
+    if isinstance(obj, bytearray):
+        return {"bytearray": obj.hex()}
+    if isinstance(obj, list):
+        return {"list": [value_json_of(x) for x in obj]}
+    if isinstance(obj, tuple):
+        return {"tuple": [value_json_of(x) for x in obj]}
+    if isinstance(obj, frozenset):
+        return {"frozenset": [value_json_of(x) for x in obj]}
+    if isinstance(obj, set):
+        return {"set": [value_json_of(x) for x in obj]}
+    if isinstance(obj, dict):
+        return {"dict": [[value_json_of(k), value_json_of(v)] for k, v in obj.items()]}
+    raise TypeError(obj)

@@ -29,7 +29,8 @@ MALFORMED = os.path.join(ROOT, "corpus", "malformed")
 
 sys.path.insert(0, os.path.dirname(HERE))
 from testee_wire import (  # noqa: E402  (the adapters' shared protocol helpers)
-    Child, ProtocolError, check_canonical, encode_message, normalize, read_message, same)
+    Child, ProtocolError, check_canonical, encode_message, normalize, read_message, same,
+    value_json_of)
 
 
 
@@ -62,38 +63,6 @@ def testee(binary):
     t.lost = set(t.caps["cannot_express"])
     yield t
     t.close()
-
-
-def value_json_of(obj):
-    """The canonical JSON of a small Python value (the cases below hold no
-    sharing, so no ids)."""
-    if obj is None or isinstance(obj, bool):
-        return obj
-    if isinstance(obj, int):
-        return obj if -(2 ** 63) <= obj < 2 ** 63 else {"int": str(obj)}
-    if isinstance(obj, float):
-        return {"float": repr(obj)}
-    if isinstance(obj, str):
-        try:
-            obj.encode("utf-8")
-            return obj
-        except UnicodeEncodeError:
-            return {"str-utf8sp": obj.encode("utf-8", "surrogatepass").hex()}
-    if isinstance(obj, bytes):
-        return {"bytes": obj.hex()}
-    if isinstance(obj, bytearray):
-        return {"bytearray": obj.hex()}
-    if isinstance(obj, list):
-        return {"list": [value_json_of(x) for x in obj]}
-    if isinstance(obj, tuple):
-        return {"tuple": [value_json_of(x) for x in obj]}
-    if isinstance(obj, frozenset):
-        return {"frozenset": [value_json_of(x) for x in obj]}
-    if isinstance(obj, set):
-        return {"set": [value_json_of(x) for x in obj]}
-    if isinstance(obj, dict):
-        return {"dict": [[value_json_of(k), value_json_of(v)] for k, v in obj.items()]}
-    raise TypeError(obj)
 
 
 def dumps(testee, value_json, protocol=2):
