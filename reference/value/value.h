@@ -47,6 +47,22 @@ enum class Kind : std::uint8_t {
 // The last kind, for tables indexed by kind.
 inline constexpr Kind kLastKind = Kind::DeviceBuffer;
 
+// The capacity of an empty std::string (its inline buffer), a constant of the
+// standard library. Node::at_rest() needs it as a constant on a hot path, but
+// `std::string().capacity()` is a constant expression only with some
+// compiler and library pairs (not clang with libstdc++ 12), so the known
+// libraries' values are spelled out: GCC checks this one below, and
+// value_constants_test checks it against the library in use at run time.
+inline constexpr std::size_t kEmptyStringCapacity =
+#if defined(_LIBCPP_VERSION)
+    sizeof(void*) == 8 ? 22 : 10;  // libc++: its short string, less the terminator
+#else
+    15;  // libstdc++ (_S_local_capacity) and MSVC's STL
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+static_assert(std::string().capacity() == kEmptyStringCapacity);
+#endif
+
 inline bool is_domain(Kind k) {
   return k == Kind::NDArray || k == Kind::Tensor || k == Kind::Module || k == Kind::DeviceBuffer;
 }
@@ -196,7 +212,7 @@ struct Node {
   // new node's: reset() then makes it equal to Node(k) with a handful of
   // stores, where constructing one writes every field.
   bool at_rest() const {
-    static constexpr std::size_t kEmptyCapacity = std::string().capacity();  // no heap block
+    constexpr std::size_t kEmptyCapacity = kEmptyStringCapacity;  // no heap block
     // One test of all the fields rather than a branch for each.
     const std::uintptr_t held =
         reinterpret_cast<std::uintptr_t>(obj.get()) |
