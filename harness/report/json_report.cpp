@@ -1,5 +1,7 @@
 #include "harness/report/json_report.h"
 
+#include "harness/subjects/mutant_subjects.h"
+
 namespace serialcheck {
 namespace {
 
@@ -20,6 +22,10 @@ nlohmann::json cell_to_json(const CellResult& c) {
     j["replay"] = "serialcheck replay " + c.case_file;
   }
   if (!c.known_reason.empty()) j["known_reason"] = c.known_reason;
+  // The broken subject the property was proven to fail on (docs/conformance.md).
+  if (auto control = negative_control_for(c.property); !control.empty()) {
+    j["negative_control"] = std::move(control);
+  }
   return j;
 }
 

@@ -1,0 +1,271 @@
+#include "harness/subjects/mutant_subjects.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <unordered_set>
+
+#include "harness/props/value_tools.h"
+#include "harness/subjects/reference_subject.h"
+#include "reference/frames/family.h"
+
+namespace serialcheck {
+namespace {
+
+using Role = NegativeControl::Role;
+
+const std::vector<NegativeControl> kControls = {
+    {"roundtrip.equal", "tuples-as-lists", Role::Subject, "",
+     "loads every tuple as a list", "mismatch:"},
+    {"roundtrip.identity", "loses-sharing", Role::Subject, "",
+     "loads a container or string reached twice as two objects (a memo that copies)",
+     "mismatch:"},
+    {"bytes.match-cpython", "drops-frame", Role::Subject, "",
+     "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)", "bytes:"},
+    {"cross.load", "negates-ints", Role::Subject, "",
+     "writes every int negated and negates every int it reads: its own pickles round-trip, "
+     "nobody else's do",
+     "mismatch:"},
+    {"protocol.mismatch", "ignores-protocol-limit", Role::Subject, "",
+     "loads streams above the loader's max_protocol instead of failing", "protocol:accepted"},
+    {"loads.pure", "unstable-second-load", Role::Subject, "",
+     "keeps state between loads: loading the same message again wraps the value in a tuple",
+     "impure:unstable"},
+    {"loads.rejects-malformed", "accepts-anything", Role::Subject, "",
+     "returns None for a stream it cannot decode instead of raising", "malformed:accepted@"},
+    {"tensor.grad", "drops-grad", Role::Subject, "", "loads tensors without their grad",
+     "tensor:grad-was-lost"},
+    {"module.by-reference", "copies-modules", Role::Subject, "",
+     "loads a module as a new module object instead of the one registered under its name",
+     "module:copy"},
+    {"zerocopy.oob", "copies-buffers", Role::Subject, "",
+     "copies every out-of-band buffer into a frame of its own memory", "zerocopy:copied@dumps"},
+    {"zerocopy.nested", "first-item-only", Role::Subject, "",
+     "sends buffers out of band only when the value, or a collection's first item, is an array "
+     "(dask's old walk)",
+     "zerocopy:no-frame@dumps"},
+    {"header.sub-header-intact", "clobbers-sub-header", Role::Subject, "",
+     "the tensor serializer writes its own \"type\" into the array's header it nests", 
+     "header:sub-header-changed"},
+    {"wire.distributed", "distributed-drops-grad", Role::Peer, "distributed",
+     "a distributed stand-in that loads tensors without their grad", "mismatch:"},
+    {"cross.matrix/*", "negates-ints", Role::Subject, "",
+     "as for cross.load: reads every int of another producer's pickle negated", "mismatch:"},
+};
+
+const std::vector<UncontrolledProperty> kUncontrolled = {
+    {"zerocopy.device",
+     "checks the reference's builtin cuda family on the simulated device whatever the subject; "
+     "no subject can change what it serializes"},
+    {"protocol.negotiated",
+     "checks the reference's builtin pickle family whatever the subject; no subject can change "
+     "what it serializes"},
+};
+
+// ---- graph surgery on values the mutant owns -------------------------------------
+
+std::vector<Node*> nodes_of(const Node* root) {
+  std::vector<Node*> out;
+  for (const Node* n : reachable(root)) out.push_back(const_cast<Node*>(n));
+  return out;
+}
+
+void negate_ints(const Node* root) {
+  for (Node* n : nodes_of(root)) {
+    if (n->kind == Kind::Int && !n->big && n->small != std::numeric_limits<std::int64_t>::min()) {
+      n->small = -n->small;
+    }
+  }
+}
+
+// A node equal to `n` in contents that is not `n`, or nullptr for kinds the
+// mutant leaves alone.
+Node* shallow_copy(const Node* n, Graph& g) {
+  switch (n->kind) {
+    case Kind::List: return g.list(n->items);
+    case Kind::Tuple: return g.tuple(n->items);
+    case Kind::Dict: return g.dict(n->items);
+    case Kind::Set: return g.set(n->items);
+    case Kind::FrozenSet: return g.frozenset(n->items);
+    case Kind::Str: return g.str(std::string(n->payload()));
+    case Kind::Bytes: return g.bytes(std::string(n->payload()));
+    case Kind::ByteArray: return g.bytearray(std::string(n->payload()));
+    default: return nullptr;
+  }
+}
+
+// Every item slot that reaches a node seen before gets a fresh copy of it.
+void unshare(Node* root, Graph& g) {
+  std::unordered_set<const Node*> seen{root};
+  std::vector<Node*> todo{root};
+  while (!todo.empty()) {
+    Node* n = todo.back();
+    todo.pop_back();
+    for (Node*& item : n->items) {
+      if (item == nullptr) continue;
+      if (!seen.insert(item).second) {
+        if (Node* copy = shallow_copy(item, g)) item = copy;
+        continue;
+      }
+      todo.push_back(item);
+    }
+  }
+}
+
+Message with_owned_frames(Message m) {
+  for (std::size_t i = 1; i < m.frames.size(); ++i) {
+    if (m.frames[i].on_device()) continue;
+    m.frames[i] = Frame::owned(std::string(m.frames[i].view()), m.frames[i].readonly);
+  }
+  return m;
+}
+
+class Mutant : public ReferenceSubject {
+ public:
+  Mutant(std::string name, std::string_view bug) : name_(std::move(name)), bug_(bug) {}
+  std::string name() const override { return name_; }
+
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    // The reference's own codec only where the property asks how it copies.
+    c.native_codec = is("copies-buffers") || is("first-item-only");
+    c.cpython_bytes = is("drops-frame");
+    if (is("clobbers-sub-header") || is("distributed-drops-grad")) {
+      c.families = {"dask", "pickle"};
+      c.pickle_format = false;
+      c.limit_loader = false;
+    }
+    return c;
+  }
+
+  Message dumps(const Node* value, const DumpOptions& options) override {
+    if (is("clobbers-sub-header") || is("distributed-drops-grad")) {
+      families::SerializeOptions so;
+      so.protocol = options.protocol;
+      so.out_of_band = options.out_of_band || is("distributed-drops-grad");
+      Message m = families::serialize(value, so);
+      if (is("clobbers-sub-header")) clobber(m.header);
+      return m;
+    }
+    if (is("negates-ints")) {
+      Graph copy;
+      Node* v = copy_value(value, copy);
+      negate_ints(v);
+      return with_owned_frames(ReferenceSubject::dumps(v, options));
+    }
+    DumpOptions o = options;
+    if (is("first-item-only")) {
+      const bool first_is_array =
+          value->kind == Kind::NDArray ||
+          (!value->items.empty() && value->items.front() != nullptr &&
+           value->items.front()->kind == Kind::NDArray);
+      o.out_of_band = o.out_of_band && first_is_array;
+    }
+    Message m = ReferenceSubject::dumps(value, o);
+    if (is("copies-buffers")) return with_owned_frames(std::move(m));
+    if (is("drops-frame")) {
+      std::string bytes(m.frames[0].view());
+      // PROTO p, then FRAME and its 8-byte length.
+      if (bytes.size() > 11 && static_cast<unsigned char>(bytes[0]) == 0x80 &&
+          static_cast<unsigned char>(bytes[2]) == 0x95) {
+        bytes.erase(2, 9);
+        m.frames[0] = Frame::owned(std::move(bytes), m.frames[0].readonly);
+      }
+    }
+    return m;
+  }
+
+  Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
+    if (is("clobbers-sub-header") || is("distributed-drops-grad")) {
+      Node* root = families::deserialize(m, graph);
+      if (is("distributed-drops-grad")) drop_grads(root);
+      return root;
+    }
+    if (is("accepts-anything")) {
+      try {
+        return ReferenceSubject::loads(m, graph, options);
+      } catch (const std::exception&) {
+        return graph.none();
+      }
+    }
+    LoadOptions o = options;
+    if (is("ignores-protocol-limit")) o.max_protocol = 5;
+    Node* root = ReferenceSubject::loads(m, graph, o);
+    if (is("tuples-as-lists")) {
+      for (Node* n : nodes_of(root)) {
+        if (n->kind == Kind::Tuple) n->kind = Kind::List;
+      }
+    } else if (is("loses-sharing")) {
+      unshare(root, graph);
+    } else if (is("negates-ints")) {
+      negate_ints(root);
+    } else if (is("drops-grad")) {
+      drop_grads(root);
+    } else if (is("copies-modules")) {
+      for (Node* n : nodes_of(root)) {
+        if (n->kind == Kind::Module) n->flag = true;  // "a new module object"
+      }
+    } else if (is("unstable-second-load")) {
+      std::string frame0 = m.frames.empty() ? std::string() : std::string(m.frames[0].view());
+      const bool again = frame0 == last_frame0_;
+      last_frame0_ = std::move(frame0);
+      if (again) return graph.tuple({root});
+    }
+    return root;
+  }
+
+ private:
+  bool is(std::string_view bug) const { return bug_ == bug; }
+
+  static void drop_grads(const Node* root) {
+    for (Node* n : nodes_of(root)) {
+      if (n->kind == Kind::Tensor && n->array) n->array->grad = nullptr;
+    }
+  }
+
+  // The wrapping family's "type" written into the header it nests.
+  static void clobber(nlohmann::json& header) {
+    if (!header.contains("sub-header") || !header["sub-header"].is_object()) return;
+    nlohmann::json& torch = header["sub-header"];
+    if (!torch.contains("sub-header") || !torch["sub-header"].is_object()) return;
+    torch["sub-header"]["type"] = header.value("type", "torch.Tensor");
+  }
+
+  std::string name_;
+  std::string_view bug_;
+  std::string last_frame0_;
+};
+
+}  // namespace
+
+const std::vector<NegativeControl>& negative_controls() { return kControls; }
+
+const std::vector<UncontrolledProperty>& uncontrolled_properties() { return kUncontrolled; }
+
+const NegativeControl* find_negative_control(std::string_view property_id) {
+  constexpr std::string_view kMatrix = "cross.matrix/";
+  if (property_id.substr(0, kMatrix.size()) == kMatrix) property_id = "cross.matrix/*";
+  for (const NegativeControl& c : kControls) {
+    if (c.property == property_id) return &c;
+  }
+  return nullptr;
+}
+
+std::string negative_control_for(std::string_view property_id) {
+  const NegativeControl* c = find_negative_control(property_id);
+  if (c == nullptr) return {};
+  std::string out(c->mutant);
+  if (c->role == Role::Peer) out += " (as " + std::string(c->peer) + ")";
+  return out + ": " + std::string(c->bug);
+}
+
+std::unique_ptr<Subject> make_mutant_subject(std::string_view mutant, std::string name) {
+  for (const NegativeControl& c : kControls) {
+    if (c.mutant != mutant) continue;
+    if (name.empty()) name = c.role == Role::Peer ? std::string(c.peer) : std::string(c.mutant);
+    return std::make_unique<Mutant>(std::move(name), c.mutant);
+  }
+  return nullptr;
+}
+
+}  // namespace serialcheck
