@@ -1,5 +1,6 @@
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -18,9 +19,21 @@ std::string read_input(const std::string& path) {
     ss << std::cin.rdbuf();
     return ss.str();
   }
+  // Every failure names its reason: a directory opens as a stream and reads
+  // as nothing, so it is refused by name.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError("cannot read " + path + ": " + std::strerror(EISDIR));
+  }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read " + path + ": " + std::strerror(errno));
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in) {
+    throw InputError("cannot read " + path + ": " +
+                     (errno != 0 ? std::strerror(errno) : "cannot open it"));
+  }
+  std::string data(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{});
+  if (in.bad()) throw InputError("cannot read " + path + ": " + std::strerror(EIO));
+  return data;
 }
 
 int fail(const std::string& what) {
