@@ -1,9 +1,15 @@
 // `serialcheck dis`, `decode` and `encode`: the reference codec from the shell.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "reference/device/device.h"
@@ -139,6 +145,186 @@ int encode_message(const Node* root, const std::vector<std::string>& family_name
   return kExitOk;
 }
 
+
+// ---- where in the JSON an encode error lies ---------------------------------
+// The encoder reports an offset into the pickle it was writing, which means
+// nothing to someone holding JSON. The value's JSON layout is known
+// (docs/value-json.md), so the walk below finds the node and names it by a
+// JSON pointer. It visits each node once, in the order the JSON writer
+// does, and does not descend into a node it has seen (a {"ref": n}).
+
+// Encode's default limit on JSON nesting: half of decode's limit on marks
+// open at once, since a level of nesting opens at most two marks (a reduce's
+// argument tuple and an APPENDS/SETITEMS batch; reference/pickle/limits.h).
+// So every pickle encode writes under its defaults, decode reads under its.
+constexpr std::size_t kEncodeMaxDepth = pickle::Limits{}.max_depth / 2;
+
+struct PathStep {
+  const Node* node;
+  std::string segment;  // "/list/3", "/object/args"
+};
+
+// The children of `n` as the JSON writer nests them, with their segments.
+std::vector<std::pair<const Node*, std::string>> json_children(const Node* n) {
+  std::vector<std::pair<const Node*, std::string>> out;
+  auto items = [&](std::string_view tag) {
+    for (std::size_t i = 0; i < n->items.size(); ++i) {
+      out.emplace_back(n->items[i], fmt::format("/{}/{}", tag, i));
+    }
+  };
+  switch (n->kind) {
+    case Kind::List: items("list"); break;
+    case Kind::Tuple: items("tuple"); break;
+    case Kind::Set: items("set"); break;
+    case Kind::FrozenSet: items("frozenset"); break;
+    case Kind::Dict:
+      for (std::size_t i = 0; i + 1 < n->items.size(); i += 2) {
+        out.emplace_back(n->items[i], fmt::format("/dict/{}/0", i / 2));
+        out.emplace_back(n->items[i + 1], fmt::format("/dict/{}/1", i / 2));
+      }
+      break;
+    case Kind::PersId:
+      if (!n->items.empty()) out.emplace_back(n->items[0], "/persid");
+      break;
+    case Kind::Object: {
+      if (!n->obj) break;
+      const ObjectParts& o = *n->obj;
+      if (o.callable) out.emplace_back(o.callable, "/object/callable");
+      if (o.args) out.emplace_back(o.args, "/object/args");
+      if (o.state) out.emplace_back(o.state, "/object/state");
+      if (o.state_setter) out.emplace_back(o.state_setter, "/object/state_setter");
+      for (std::size_t i = 0; i < o.listitems.size(); ++i) {
+        out.emplace_back(o.listitems[i], fmt::format("/object/listitems/{}", i));
+      }
+      for (std::size_t i = 0; i < o.dictitems.size(); ++i) {
+        out.emplace_back(o.dictitems[i].first, fmt::format("/object/dictitems/{}/0", i));
+        out.emplace_back(o.dictitems[i].second, fmt::format("/object/dictitems/{}/1", i));
+      }
+      break;
+    }
+    default: break;  // scalars, and domain values (their own small forms)
+  }
+  return out;
+}
+
+// A JSON pointer fit for one line: a very deep one keeps its two ends.
+std::string shown_pointer(const std::vector<PathStep>& path) {
+  std::string full;
+  for (const PathStep& step : path) full += step.segment;
+  if (full.empty()) return "/ (the root)";
+  constexpr std::size_t kHead = 80, kTail = 80;
+  if (full.size() <= kHead + kTail + 40) return full;
+  return fmt::format("{}...{} ({} levels deep)", full.substr(0, kHead),
+                     full.substr(full.size() - kTail), path.size());
+}
+
+// Walks the value depth first; `visit(path)` for each node reached the first
+// time (path.back() is the node) returns true to stop there. Returns whether
+// it stopped. Iterative: a value nested 100,000 deep takes no stack.
+template <class Visit>
+bool walk_json(const Node* root, Visit visit) {
+  std::unordered_set<const Node*> seen;
+  std::vector<PathStep> path;
+  // Each frame: the node's children and the next one to enter.
+  std::vector<std::pair<std::vector<std::pair<const Node*, std::string>>, std::size_t>> frames;
+  auto enter = [&](const Node* n, std::string segment) {
+    path.push_back({n, std::move(segment)});
+    if (visit(path)) return true;
+    // A node seen before is a {"ref": n} in the JSON: nothing below it.
+    const bool first = n != nullptr && (is_atom(n->kind) || seen.insert(n).second);
+    frames.emplace_back(first ? json_children(n)
+                              : std::vector<std::pair<const Node*, std::string>>{},
+                        0);
+    return false;
+  };
+  if (enter(root, "")) return true;
+  while (!frames.empty()) {
+    auto& [children, next] = frames.back();
+    if (next == children.size()) {
+      frames.pop_back();
+      path.pop_back();
+      continue;
+    }
+    auto [child, segment] = std::move(children[next++]);
+    if (enter(child, std::move(segment))) return true;
+  }
+  return false;
+}
+
+// The containers of the path (the JSON objects and arrays that nest).
+bool is_container(const Node* n) {
+  switch (n->kind) {
+    case Kind::List:
+    case Kind::Tuple:
+    case Kind::Set:
+    case Kind::FrozenSet:
+    case Kind::Dict:
+    case Kind::Object:
+    case Kind::PersId: return true;
+    default: return false;
+  }
+}
+
+// The first node nested deeper than `max_depth` containers, as an error line.
+std::optional<std::string> too_deep(const Node* root, std::size_t max_depth) {
+  std::string where;
+  // Containers on the path, counted as the walk goes down and up.
+  std::vector<std::size_t> depth_at{0};
+  walk_json(root, [&](const std::vector<PathStep>& path) {
+    depth_at.resize(path.size());
+    const std::size_t above = path.size() >= 2 ? depth_at[path.size() - 2] : 0;
+    const Node* n = path.back().node;
+    depth_at.back() = above + (n != nullptr && is_container(n) ? 1 : 0);
+    if (depth_at.back() <= max_depth) return false;
+    where = shown_pointer(path);
+    return true;
+  });
+  if (where.empty()) return std::nullopt;
+  return fmt::format(
+      "limit-exceeded at {}: the value nests containers more than {} deep "
+      "(encode --max-depth)",
+      where, max_depth);
+}
+
+// The node an encoder error comes from: the first scalar (or persistent id)
+// that fails the same way when encoded alone. Each is encoded once, so the
+// search is linear in the value. Errors of a container's shape are not
+// found this way; nullopt then.
+std::optional<std::string> locate_encode_error(const Node* root, const pickle::EncodeOptions& options,
+                                               const pickle::PickleError& error) {
+  std::optional<std::string> where;
+  walk_json(root, [&](const std::vector<PathStep>& path) {
+    const Node* n = path.back().node;
+    if (n == nullptr || (is_container(n) && n->kind != Kind::PersId) || n == root) return false;
+    switch (n->kind) {
+      case Kind::None:
+      case Kind::Bool:
+      case Kind::Float: return false;
+      default: break;
+    }
+    try {
+      (void)pickle::encode(n, options);
+    } catch (const pickle::PickleError& e) {
+      if (e.kind() == error.kind() && e.detail() == error.detail()) {
+        where = shown_pointer(path);
+        return true;
+      }
+    }
+    return false;
+  });
+  return where;
+}
+
+int encode_failure(const Node* root, const pickle::EncodeOptions& options,
+                   const pickle::PickleError& e) {
+  const std::string kind(pickle::error_kind_name(e.kind()));
+  if (const auto where = locate_encode_error(root, options, e)) {
+    return fail(fmt::format("{} at {}: {}", kind, *where, e.detail()));
+  }
+  return fail(fmt::format("{}: {} (while writing byte {} of the pickle)", kind, e.detail(),
+                          e.offset()));
+}
+
 }  // namespace
 
 void add_dis(CLI::App& app, Action& action) {
@@ -247,6 +433,7 @@ void add_encode(CLI::App& app, Action& action) {
     bool message = false;
     std::vector<std::string> families = {"dask", "pickle"};
     std::string compression = "none";
+    std::size_t max_depth = kEncodeMaxDepth;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--protocol,-p", o->protocol, "Pickle protocol")
@@ -269,6 +456,11 @@ void add_encode(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"none", "lz4", "zstd"}))
       ->needs(message_flag)
       ->capture_default_str();
+  cmd->add_option("--max-depth", o->max_depth,
+                  "Limit: containers nested in the JSON (the default is half of decode's "
+                  "--max-depth, so decode reads what encode writes)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->footer(
       "The output is byte-identical to CPython 3.11's pickle.dumps(obj, protocol=N).\n"
       "With --message it is pack_message(serialize(value)), read back by\n"
@@ -281,12 +473,18 @@ void add_encode(CLI::App& app, Action& action) {
       try {
         root = from_json(text, graph);
       } catch (const JsonFormError& e) {
-        return fail(std::string("invalid JSON value at ") + e.where() + ": " + e.what());
+        // what() already starts with the pointer.
+        return fail(std::string("invalid JSON value at ") + e.what());
       }
+      if (const auto deep = too_deep(root, o->max_depth)) return fail(*deep);
       if (o->message)
         return encode_message(root, o->families, o->compression, o->protocol, o->output);
       pickle::EncodeOptions options;
       options.protocol = o->protocol;
+      // The limit was checked on the JSON above, where a pointer can name
+      // the node; the encoder's own (it counts its own levels, domain values'
+      // reduce forms included) only backs that up.
+      options.max_depth = 2 * o->max_depth + 64;
       if (!o->buffers_dir.empty()) {
         if (o->protocol < 5) {
           return fail("--buffers-dir needs protocol 5 (out-of-band buffers are PEP 574)");
@@ -297,7 +495,7 @@ void add_encode(CLI::App& app, Action& action) {
       try {
         result = pickle::encode(root, options);
       } catch (const pickle::PickleError& e) {
-        return pickle_failure(e);
+        return encode_failure(root, options, e);
       }
       if (!o->buffers_dir.empty()) {
         std::error_code ec;
