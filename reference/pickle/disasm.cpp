@@ -32,6 +32,10 @@ constexpr std::size_t kMaxArgChars = 120;
 // Ints longer than this (about 4300 decimal digits, CPython's limit for
 // int -> str) are shown by size instead of value.
 constexpr std::size_t kMaxIntBytes = 1785;
+// Indentation stops growing after this many marks, as value-json's pretty
+// printer stops after 32 levels: n nested MARKs would otherwise print
+// 2n^2 spaces (50,000 of them, 5 GB).
+constexpr std::size_t kMaxIndentLevels = 32;
 
 void append_escaped(std::string& out, char32_t cp, char quote) {
   switch (cp) {
@@ -153,7 +157,8 @@ StackUse stack_use(Op op) {
 
 class Disassembler {
  public:
-  explicit Disassembler(std::span<const std::uint8_t> data) : in_(data) {}
+  Disassembler(std::span<const std::uint8_t> data, const Limits& limits)
+      : in_(data), limits_(limits) {}
 
   Disassembly run() {
     Disassembly d;
@@ -184,6 +189,8 @@ class Disassembler {
     } catch (const PickleError& e) {
       d.error = e.what();
       d.error_offset = e.offset();
+      d.error_kind = e.kind();
+      d.error_detail = e.detail();
     }
     d.highest_protocol = highest_;
     return d;
@@ -358,6 +365,11 @@ class Disassembler {
       ins.arg += text;
     };
     if (op == Op::MARK) {
+      // The decoder's limit and message (decoder.cpp), so both stop here.
+      if (marks_.size() >= limits_.max_depth) {
+        fail(ErrorKind::LimitExceeded,
+             fmt::format("more than {} marks open at once", limits_.max_depth));
+      }
       marks_.push_back(in_.op_start());
       levels_.push_back(0);
       return;
@@ -389,11 +401,11 @@ class Disassembler {
     switch (op) {
       case Op::MEMOIZE:
         note(fmt::format("(as {})", memo_.size()));
-        memo_.insert(memo_.size());
+        memo_put(memo_.size());
         break;
       case Op::PUT:
       case Op::BINPUT:
-      case Op::LONG_BINPUT: memo_.insert(arg_key_); break;
+      case Op::LONG_BINPUT: memo_put(arg_key_); break;
       case Op::GET:
       case Op::BINGET:
       case Op::LONG_BINGET:
@@ -405,7 +417,20 @@ class Disassembler {
     }
   }
 
+  // The decoder's memo limits, checked in its order.
+  void memo_put(std::uint64_t key) {
+    if (key > limits_.max_memo) {
+      fail(ErrorKind::LimitExceeded,
+           fmt::format("memo key {} is above the limit of {}", key, limits_.max_memo));
+    }
+    memo_.insert(key);
+    if (memo_.size() > limits_.max_memo) {
+      fail(ErrorKind::LimitExceeded, fmt::format("more than {} memo entries", limits_.max_memo));
+    }
+  }
+
   OpReader in_;
+  Limits limits_;
   const OpInfo* info_ = nullptr;
   std::uint64_t arg_key_ = 0;  // the last U1/U4/decimal memo argument
   int highest_ = 0;
@@ -416,8 +441,8 @@ class Disassembler {
 
 }  // namespace
 
-Disassembly disassemble(std::span<const std::uint8_t> data) {
-  return Disassembler(data).run();
+Disassembly disassemble(std::span<const std::uint8_t> data, const Limits& limits) {
+  return Disassembler(data, limits).run();
 }
 
 std::string format_disassembly(const Disassembly& d) {
@@ -431,7 +456,7 @@ std::string format_disassembly(const Disassembly& d) {
       code = fmt::format("\\x{:02x}", ins.code);
     }
     std::string line = fmt::format("{:>5}: {:<4} {}{}", ins.offset, code,
-                                   std::string(4 * static_cast<std::size_t>(ins.depth), ' '),
+                                   std::string(4 * std::min(static_cast<std::size_t>(ins.depth), kMaxIndentLevels), ' '),
                                    info ? info->name : std::string_view(ins.name));
     if (!ins.arg.empty()) {
       // Align arguments as pickletools does: names padded to 10 columns.

@@ -327,21 +327,68 @@ int encode_failure(const Node* root, const pickle::EncodeOptions& options,
 
 }  // namespace
 
+// The decoder's limit options, shared by decode and dis.
+void add_limit_options(CLI::App* cmd, pickle::Limits& limits) {
+  cmd->add_option("--max-depth", limits.max_depth, "Limit: marks open at once")
+      ->capture_default_str();
+  cmd->add_option("--max-memo", limits.max_memo, "Limit: memo entries and largest memo key")
+      ->capture_default_str();
+  cmd->add_option("--alloc-per-byte", limits.alloc_per_input_byte,
+                  "Limit: bytes the decoder may allocate per input byte")
+      ->capture_default_str();
+  cmd->add_option("--alloc-constant", limits.alloc_constant,
+                  "Limit: bytes the decoder may allocate beyond the per-byte allowance")
+      ->capture_default_str();
+}
+
+// The disassembly cut at the decoder's first limit error, when the decoder
+// meets one before the disassembler stops: a limit on what decoding would
+// allocate is one the disassembler cannot see by itself.
+void apply_decoder_limits(const std::string& data, const pickle::Limits& limits,
+                          pickle::Disassembly& d) {
+  pickle::DecodeOptions options;
+  options.limits = limits;
+  options.stand_in_buffers = true;  // the buffers are not at hand, nor needed
+  Graph graph;
+  try {
+    (void)pickle::decode(as_bytes(data), graph, options);
+  } catch (const pickle::PickleError& e) {
+    if (e.kind() != pickle::ErrorKind::LimitExceeded) return;
+    if (!d.error.empty() && d.error_offset <= e.offset()) return;
+    while (!d.instructions.empty() && d.instructions.back().offset > e.offset()) {
+      d.instructions.pop_back();
+    }
+    d.error = e.what();
+    d.error_offset = e.offset();
+    d.error_kind = e.kind();
+    d.error_detail = e.detail();
+  }
+}
+
 void add_dis(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("dis", "Disassemble a pickle, like pickletools.dis");
-  auto file = std::make_shared<std::string>();
-  cmd->add_option("FILE", *file, "Pickle file ('-' for stdin)")->required();
+  struct Opts {
+    std::string file;
+    pickle::Limits limits;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("FILE", o->file, "Pickle file ('-' for stdin)")->required();
+  add_limit_options(cmd, o->limits);
   cmd->footer(
       "Prints offset, opcode, argument and memo notes per line, then the highest\n"
-      "protocol used. A malformed stream is shown up to the error, then exits 1.");
-  cmd->callback([&action, file] {
-    action = [file] {
-      std::string data = read_input(*file);
-      auto d = pickle::disassemble(as_bytes(data));
+      "protocol used. A malformed stream is shown up to the error, then exits 1.\n"
+      "It stops where decode would at its limits (same options, same errors);\n"
+      "indentation stops growing after 32 open marks.");
+  cmd->callback([&action, o] {
+    action = [o] {
+      std::string data = read_input(o->file);
+      auto d = pickle::disassemble(as_bytes(data), o->limits);
+      apply_decoder_limits(data, o->limits, d);
       std::cout << pickle::format_disassembly(d);
       std::cout.flush();
       if (!d.error.empty()) {
-        return fail(d.error);
+        return fail(fmt::format("{} at byte {}: {}", pickle::error_kind_name(d.error_kind),
+                                d.error_offset, d.error_detail));
       }
       return kExitOk;
     };
@@ -379,16 +426,7 @@ void add_decode(CLI::App& app, Action& action) {
   cmd->add_option("--max-protocol", o->max_protocol, "Act as a loader that knows protocols up to N")
       ->check(CLI::Range(0, pickle::kHighestProtocol));
   cmd->add_flag("--pretty", o->pretty, "Indent the JSON");
-  cmd->add_option("--max-depth", o->limits.max_depth, "Limit: containers open at once")
-      ->capture_default_str();
-  cmd->add_option("--max-memo", o->limits.max_memo, "Limit: memo entries and largest memo key")
-      ->capture_default_str();
-  cmd->add_option("--alloc-per-byte", o->limits.alloc_per_input_byte,
-                  "Limit: bytes the decoder may allocate per input byte")
-      ->capture_default_str();
-  cmd->add_option("--alloc-constant", o->limits.alloc_constant,
-                  "Limit: bytes the decoder may allocate beyond the per-byte allowance")
-      ->capture_default_str();
+  add_limit_options(cmd, o->limits);
   cmd->footer(
       "Errors print one line: the error kind, the byte offset and what was wrong\n"
       "(for a message: the header key and frame too).\n"
