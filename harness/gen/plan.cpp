@@ -299,7 +299,7 @@ rc::Gen<Plan> planAt(const GenConfig& c, int depth, bool root, const rc::Gen<Pla
     alts.emplace_back(2 * containerWeight, containerOf(Kind::Set, itemsOf(key, n)));
     alts.emplace_back(2 * containerWeight, containerOf(Kind::FrozenSet, itemsOf(key, n)));
     if (c.allow_objects) alts.emplace_back(4 * containerWeight, objectGen(c, child, key));
-    if (c.allow_large && root) alts.emplace_back(10, longContainerGen());
+    if (c.allow_large && root) alts.emplace_back(16, longContainerGen());
   }
   if (!root) {
     if (c.allow_sharing) alts.emplace_back(3, refGen(PlanTag::Share));

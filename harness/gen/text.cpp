@@ -9,6 +9,8 @@ namespace serialcheck::gen {
 
 namespace {
 
+constexpr int kFrameSizeTarget = 64 * 1024;  // CPython's _FRAME_SIZE_TARGET
+
 rc::Gen<char32_t> codePointIn(char32_t lo, char32_t hi) {  // [lo, hi]
   return rc::gen::cast<char32_t>(rc::gen::resize(100, rc::gen::inRange<std::uint32_t>(lo, hi + 1)));
 }
@@ -75,17 +77,33 @@ rc::Gen<std::string> blob(bool allow_large) {
   auto nearShortLimit = rc::gen::mapcat(
       rc::gen::resize(100, rc::gen::inRange(250, 262)),
       [byte](int n) { return rc::gen::container<std::string>(static_cast<std::size_t>(n), byte); });
-  // A large payload is a cheap repeated pattern; what matters is its length.
-  auto large = rc::gen::map(rc::gen::pair(rc::gen::resize(100, rc::gen::inRange(65530, 70000)),
-                                          rc::gen::arbitrary<char>()),
+  // A large payload is a cheap repeated pattern; what matters is its length:
+  // anywhere above the frame target, or within a few bytes of it, where the
+  // frame that holds it (opcode, length, payload, MEMOIZE) fills to exactly
+  // 64 KiB or the payload itself reaches the size written outside frames.
+  auto largeLength = weightedChoice<int>({
+      {1, rc::gen::resize(100, rc::gen::inRange(65530, 70000))},
+      {1, rc::gen::map(rc::gen::resize(100, rc::gen::inRange(-24, 3)),
+                       [](int d) { return kFrameSizeTarget + d; })},
+  });
+  auto large = rc::gen::map(rc::gen::pair(largeLength, rc::gen::arbitrary<char>()),
                             [](const std::pair<int, char>& p) {
                               std::string s(static_cast<std::size_t>(p.first), p.second);
                               for (std::size_t i = 0; i < s.size(); i += 97)
                                 s[i] = static_cast<char>(i / 97);
                               return s;
                             });
-  return weightedChoice<std::string>(
-      {{40, shortBlob}, {3, nearShortLimit}, {allow_large ? 1 : 0, large}});
+  // Lengths where the encoding switches (SHORT_BINBYTES ends at 255 bytes),
+  // exactly, beside the range around them.
+  auto shortLimit = rc::gen::mapcat(rc::gen::element(255, 256), [byte](int n) {
+    return rc::gen::container<std::string>(static_cast<std::size_t>(n), byte);
+  });
+  // The 4-byte to 8-byte switch (BINBYTES8, BINUNICODE8) is at 4 GiB, which
+  // no gate case can afford to allocate: out of the generators' reach.
+  return weightedChoice<std::string>({{40, shortBlob},
+                                      {2, nearShortLimit},
+                                      {1, shortLimit},
+                                      {allow_large ? 1 : 0, large}});
 }
 
 }  // namespace serialcheck::gen

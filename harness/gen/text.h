@@ -24,8 +24,9 @@ rc::Gen<std::string> asciiLine();
 // A Python identifier of 1..12 ASCII characters.
 rc::Gen<std::string> identifier();
 
-// Raw bytes: mostly short, sometimes around 256 (where SHORT_BINBYTES ends),
-// and with allow_large rarely longer than a 64 KiB pickle frame.
+// Raw bytes: mostly short, sometimes around 256 (where SHORT_BINBYTES ends)
+// or exactly 255 or 256, and with allow_large rarely longer than a 64 KiB
+// pickle frame or within a few bytes of filling one exactly.
 rc::Gen<std::string> blob(bool allow_large);
 
 }  // namespace serialcheck::gen
