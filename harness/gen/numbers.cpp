@@ -21,7 +21,7 @@ rc::Gen<std::string> fromInt64(rc::Gen<std::int64_t> g) {
 // 2**64, and where LONG1 (at most 255 bytes) gives way to LONG4: the largest
 // and smallest ints of 255 bytes, and their neighbours outside, of 256.
 std::vector<std::string> beyondInt64() {
-  const std::string top255 = std::string(254, '\xff') + '\x7f';   // 2**2039 - 1
+  const std::string top255 = std::string(254, '\xff') + '\x7f';     // 2**2039 - 1
   const std::string bottom255 = std::string(254, '\x00') + '\x80';  // -2**2039
   return {
       std::string("\x00\x00\x00\x00\x00\x00\x00\x80\x00", 9),
@@ -39,16 +39,18 @@ std::vector<std::string> beyondInt64() {
 
 rc::Gen<std::string> pyInt() {
   using L = std::numeric_limits<std::int64_t>;
-  const std::vector<std::int64_t> edges = {
+  std::vector<std::int64_t> edges = {
       0,          1,          -1,         127,        128,          255,
       256,        -128,       -129,       -256,       65535,        65536,
       -32768,     -32769,     2147483647, 2147483648, -2147483648,  -2147483649,
       4294967295, 4294967296, L::max(),   L::min(),   L::max() - 1, L::min() + 1,
-      // LONG1's byte count changes at every power of 2**8 (less one bit).
-      549755813887, 549755813888, -549755813888, -549755813889,  // 2**39
-      140737488355327, 140737488355328, -140737488355328, -140737488355329,  // 2**47
-      36028797018963967, 36028797018963968, -36028797018963968, -36028797018963969,  // 2**55
   };
+  // LONG1's byte count grows at 2**(8k - 1): 5 to 8 bytes around 2**39,
+  // 2**47 and 2**55 (2**31 and 2**63 are above).
+  for (int bits : {39, 47, 55}) {
+    const std::int64_t p = std::int64_t{1} << bits;
+    edges.insert(edges.end(), {p - 1, p, -p, -p - 1});
+  }
   auto big = rc::gen::mapcat(rc::gen::resize(100, rc::gen::inRange(9, 301)), [](int n) {
     return rc::gen::container<std::string>(static_cast<std::size_t>(n), rc::gen::arbitrary<char>());
   });

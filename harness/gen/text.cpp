@@ -100,10 +100,8 @@ rc::Gen<std::string> blob(bool allow_large) {
   });
   // The 4-byte to 8-byte switch (BINBYTES8, BINUNICODE8) is at 4 GiB, which
   // no gate case can afford to allocate: out of the generators' reach.
-  return weightedChoice<std::string>({{40, shortBlob},
-                                      {2, nearShortLimit},
-                                      {1, shortLimit},
-                                      {allow_large ? 1 : 0, large}});
+  return weightedChoice<std::string>(
+      {{40, shortBlob}, {2, nearShortLimit}, {1, shortLimit}, {allow_large ? 1 : 0, large}});
 }
 
 }  // namespace serialcheck::gen

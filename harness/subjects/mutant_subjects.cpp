@@ -15,11 +15,10 @@ namespace {
 using Role = NegativeControl::Role;
 
 const std::vector<NegativeControl> kControls = {
-    {"roundtrip.equal", "tuples-as-lists", Role::Subject, "",
-     "loads every tuple as a list", "mismatch:"},
-    {"roundtrip.identity", "loses-sharing", Role::Subject, "",
-     "loads a container or string reached twice as two objects (a memo that copies)",
+    {"roundtrip.equal", "tuples-as-lists", Role::Subject, "", "loads every tuple as a list",
      "mismatch:"},
+    {"roundtrip.identity", "loses-sharing", Role::Subject, "",
+     "loads a container or string reached twice as two objects (a memo that copies)", "mismatch:"},
     {"bytes.match-cpython", "drops-frame", Role::Subject, "",
      "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)", "bytes:"},
     {"cross.load", "negates-ints", Role::Subject, "",
@@ -45,7 +44,7 @@ const std::vector<NegativeControl> kControls = {
      "(dask's old walk)",
      "zerocopy:no-frame@dumps"},
     {"header.sub-header-intact", "clobbers-sub-header", Role::Subject, "",
-     "the tensor serializer writes its own \"type\" into the array's header it nests", 
+     "the tensor serializer writes its own \"type\" into the array's header it nests",
      "header:sub-header-changed"},
     {"wire.distributed", "distributed-drops-grad", Role::Peer, "distributed",
      "a distributed stand-in that loads tensors without their grad", "mismatch:"},
@@ -155,10 +154,9 @@ class Mutant : public ReferenceSubject {
     }
     DumpOptions o = options;
     if (is("first-item-only")) {
-      const bool first_is_array =
-          value->kind == Kind::NDArray ||
-          (!value->items.empty() && value->items.front() != nullptr &&
-           value->items.front()->kind == Kind::NDArray);
+      const bool first_is_array = value->kind == Kind::NDArray ||
+                                  (!value->items.empty() && value->items.front() != nullptr &&
+                                   value->items.front()->kind == Kind::NDArray);
       o.out_of_band = o.out_of_band && first_is_array;
     }
     Message m = ReferenceSubject::dumps(value, o);
@@ -238,9 +236,13 @@ class Mutant : public ReferenceSubject {
 
 }  // namespace
 
-const std::vector<NegativeControl>& negative_controls() { return kControls; }
+const std::vector<NegativeControl>& negative_controls() {
+  return kControls;
+}
 
-const std::vector<UncontrolledProperty>& uncontrolled_properties() { return kUncontrolled; }
+const std::vector<UncontrolledProperty>& uncontrolled_properties() {
+  return kUncontrolled;
+}
 
 const NegativeControl* find_negative_control(std::string_view property_id) {
   constexpr std::string_view kMatrix = "cross.matrix/";

@@ -42,7 +42,8 @@ void expect_differ(const std::string& a, const std::string& b, const std::string
   EXPECT_NE(ab.reason.find(why), std::string::npos) << ab.reason;
   EXPECT_NE(ba.reason.find(why), std::string::npos) << ba.reason;
   EXPECT_TRUE(compare(a, a, options).same) << "twin of the left: " << compare(a, a, options).reason;
-  EXPECT_TRUE(compare(b, b, options).same) << "twin of the right: " << compare(b, b, options).reason;
+  EXPECT_TRUE(compare(b, b, options).same)
+      << "twin of the right: " << compare(b, b, options).reason;
 }
 
 void expect_same(const std::string& a, const std::string& b, const EqualOptions& options = {}) {
@@ -111,8 +112,10 @@ TEST(EqualIdentity, TheSameSharingInAnotherPlaceDiffers) {
   for (const IdentityKind& k : identity_kinds()) {
     SCOPED_TRACE(k.name);
     // [x, y, x] against [x, y, y], x and y equal in structure.
-    const std::string first = R"({"list": [)" + k.with("1") + ", " + k.plain() + R"(, {"ref": 1}]})";
-    const std::string second = R"({"list": [)" + k.plain() + ", " + k.with("1") + R"(, {"ref": 1}]})";
+    const std::string first =
+        R"({"list": [)" + k.with("1") + ", " + k.plain() + R"(, {"ref": 1}]})";
+    const std::string second =
+        R"({"list": [)" + k.plain() + ", " + k.with("1") + R"(, {"ref": 1}]})";
     expect_differ(first, second, "sharing differs");
     if (!k.immutable) expect_differ(first, second, "sharing differs", loose());
   }
@@ -181,8 +184,10 @@ TEST(EqualIdentity, ACycleIsNotItsUnfolding) {
 
 TEST(EqualIdentity, CyclesThroughDifferentNodesDiffer) {
   // [a, b] where a contains itself, against [a, b] where a contains b.
-  const std::string self = R"({"list": [{"list": [{"ref": 1}], "id": 1}, {"list": [{"list": []}]}]})";
-  const std::string other = R"({"list": [{"list": [{"list": [{"list": []}], "id": 2}]}, {"ref": 2}]})";
+  const std::string self =
+      R"({"list": [{"list": [{"ref": 1}], "id": 1}, {"list": [{"list": []}]}]})";
+  const std::string other =
+      R"({"list": [{"list": [{"list": [{"list": []}], "id": 2}]}, {"ref": 2}]})";
   EXPECT_FALSE(compare(self, other).same);
   EXPECT_FALSE(compare(other, self).same);
   expect_same(self, self);
@@ -263,7 +268,8 @@ TEST(EqualIdentity, ADictKeySharedWithAValueCounts) {
   expect_same(shared, copies, loose());
   // A tuple key shared with a value inside a list.
   expect_differ(R"({"list": [{"dict": [[{"tuple": [1], "id": 1}, 0]]}, {"ref": 1}]})",
-                R"({"list": [{"dict": [[{"tuple": [1]}, 0]]}, {"tuple": [1]}]})", "sharing differs");
+                R"({"list": [{"dict": [[{"tuple": [1]}, 0]]}, {"tuple": [1]}]})",
+                "sharing differs");
 }
 
 }  // namespace

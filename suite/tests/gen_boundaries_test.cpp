@@ -50,7 +50,8 @@ std::map<std::string, bool> boundaries_of(const Node* root) {
         break;
       }
       case Kind::Int: {
-        const std::string twos = n->big ? minimal_twos_le(n->payload()) : int64_to_twos_le(n->small);
+        const std::string twos =
+            n->big ? minimal_twos_le(n->payload()) : int64_to_twos_le(n->small);
         if (twos.size() == 255) out["int of 255 bytes (largest LONG1)"] = true;
         if (twos.size() == 256) out["int of 256 bytes (smallest LONG4)"] = true;
         if (!n->big) {

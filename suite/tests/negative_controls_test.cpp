@@ -112,8 +112,7 @@ TEST_P(NegativeControls, ThePropertyFailsOnItsControl) {
       << v.failure->message;
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryProperty, NegativeControls,
-                         ::testing::ValuesIn(negative_controls()),
+INSTANTIATE_TEST_SUITE_P(EveryProperty, NegativeControls, ::testing::ValuesIn(negative_controls()),
                          [](const ::testing::TestParamInfo<NegativeControl>& row) {
                            std::string name(row.param.property);
                            for (char& ch : name) {
