@@ -32,14 +32,74 @@ struct ScanOpts {
   int max_protocol = pickle::kHighestProtocol;
 };
 
-struct FileScan {
-  std::string file;
-  std::optional<pickle::ScanResult> result;
-  std::string read_error;  // the file could not be read
+// One pickle of a file; offsets (its own, its entries', its error's) are
+// offsets in the file.
+struct PickleScan {
+  std::size_t offset = 0;
+  pickle::ScanResult result;
 };
 
-std::span<const std::uint8_t> as_bytes(const std::string& s) {
-  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+// A file holds a sequence of pickles (what repeated pickle.dump writes):
+// each is scanned from where the one before it stopped, until the end of
+// the file or the first that is not a well-formed pickle.
+struct FileScan {
+  std::string file;
+  bool readable = false;
+  std::string read_error;  // the file could not be read
+  std::size_t size = 0;
+  std::vector<PickleScan> pickles;
+
+  // The pickle that failed to read: the first one (the file is malformed)
+  // or a later one (bytes after a pickle are not a pickle).
+  const PickleScan* failed() const {
+    return !pickles.empty() && pickles.back().result.error ? &pickles.back() : nullptr;
+  }
+  std::size_t forbidden() const {
+    std::size_t n = 0;
+    for (const auto& p : pickles) n += p.result.forbidden();
+    return n;
+  }
+  // Bytes read by the pickles that ended in STOP.
+  std::size_t consumed() const {
+    std::size_t n = 0;
+    for (const auto& p : pickles) n += p.result.consumed;
+    return n;
+  }
+  bool clean() const { return readable && failed() == nullptr && forbidden() == 0; }
+};
+
+FileScan scan_file(const std::string& path, const pickle::Allowlist& allowlist,
+                   const pickle::ScanOptions& options) {
+  FileScan f;
+  f.file = path;
+  std::string data;
+  try {
+    data = read_input(path);
+  } catch (const InputError& e) {
+    f.read_error = e.what();
+    return f;
+  }
+  f.readable = true;
+  f.size = data.size();
+  const std::span<const std::uint8_t> all(reinterpret_cast<const std::uint8_t*>(data.data()),
+                                          data.size());
+  std::size_t at = 0;
+  // Every pickle consumes at least its STOP byte, so this ends.
+  do {
+    PickleScan p;
+    p.offset = at;
+    p.result = pickle::scan(all.subspan(at), allowlist, options);
+    for (auto& e : p.result.entries) e.offset += at;
+    if (p.result.error) {
+      const pickle::PickleError e = *p.result.error;  // a copy: emplace ends the old one
+      p.result.error.emplace(e.kind(), e.offset() + at, e.detail());
+    }
+    const bool stop = p.result.error.has_value();
+    at += p.result.consumed;
+    f.pickles.push_back(std::move(p));
+    if (stop) break;
+  } while (at < data.size());
+  return f;
 }
 
 std::string error_line(const pickle::PickleError& e) {
@@ -47,9 +107,10 @@ std::string error_line(const pickle::PickleError& e) {
                      e.detail());
 }
 
-nlohmann::json entry_json(const pickle::ScanEntry& e) {
+nlohmann::json entry_json(const pickle::ScanEntry& e, std::size_t pickle_offset) {
   nlohmann::json j;
   j["offset"] = e.offset;
+  j["pickle"] = pickle_offset;
   j["kind"] = std::string(pickle::scan_kind_name(e.kind));
   j["opcode"] = e.opcode;
   if (!e.module.empty()) {
@@ -62,77 +123,113 @@ nlohmann::json entry_json(const pickle::ScanEntry& e) {
   return j;
 }
 
+nlohmann::json error_json(const pickle::PickleError& e) {
+  return {{"kind", std::string(pickle::error_kind_name(e.kind()))},
+          {"offset", e.offset()},
+          {"message", e.detail()}};
+}
+
+// The file's totals first (as when a file held one pickle), then each pickle.
 nlohmann::json file_json(const FileScan& f) {
   nlohmann::json j;
   j["file"] = f.file;
-  if (!f.result) {
+  if (!f.readable) {
     j["error"] = {{"kind", "unreadable"}, {"message", f.read_error}};
     j["entries"] = nlohmann::json::array();
+    j["pickles"] = nlohmann::json::array();
     j["forbidden"] = 0;
     return j;
   }
-  const pickle::ScanResult& r = *f.result;
-  j["size"] = r.size;
-  j["protocol"] = r.protocol;
-  j["consumed"] = r.consumed;
-  if (r.error) {
-    j["error"] = {{"kind", std::string(pickle::error_kind_name(r.error->kind()))},
-                  {"offset", r.error->offset()},
-                  {"message", r.error->detail()}};
-  } else {
-    j["error"] = nullptr;
-  }
+  j["size"] = f.size;
+  j["protocol"] = f.pickles.front().result.protocol;
+  j["consumed"] = f.consumed();
+  const PickleScan* failed = f.failed();
+  j["error"] = failed ? error_json(*failed->result.error) : nlohmann::json(nullptr);
   nlohmann::json entries = nlohmann::json::array();
-  for (const auto& e : r.entries) entries.push_back(entry_json(e));
+  nlohmann::json pickles = nlohmann::json::array();
+  for (const auto& p : f.pickles) {
+    for (const auto& e : p.result.entries) entries.push_back(entry_json(e, p.offset));
+    pickles.push_back({{"offset", p.offset},
+                       {"consumed", p.result.consumed},
+                       {"protocol", p.result.protocol},
+                       {"entries", p.result.entries.size()},
+                       {"forbidden", p.result.forbidden()},
+                       {"error", p.result.error ? error_json(*p.result.error)
+                                                : nlohmann::json(nullptr)}});
+  }
   j["entries"] = std::move(entries);
-  j["forbidden"] = r.forbidden();
+  j["pickles"] = std::move(pickles);
+  j["forbidden"] = f.forbidden();
   return j;
 }
 
 void print_table(const std::vector<FileScan>& scans) {
   std::size_t file_w = 4, name_w = 4, opcode_w = 6;
   for (const auto& f : scans) {
-    if (!f.result) continue;
     file_w = std::max(file_w, f.file.size());
-    for (const auto& e : f.result->entries) {
-      name_w = std::max(name_w, e.name.size());
-      opcode_w = std::max(opcode_w, e.opcode.size());
+    for (const auto& p : f.pickles) {
+      for (const auto& e : p.result.entries) {
+        name_w = std::max(name_w, e.name.size());
+        opcode_w = std::max(opcode_w, e.opcode.size());
+      }
     }
   }
   name_w = std::min<std::size_t>(name_w, 60);
   std::cout << fmt::format("{:<{}}  {:>8}  {:<13}  {:<{}}  {:<{}}  {}\n", "FILE", file_w, "OFFSET",
                            "KIND", "OPCODE", opcode_w, "NAME", name_w, "ALLOWED");
   for (const auto& f : scans) {
-    if (!f.result) continue;
-    for (const auto& e : f.result->entries) {
-      std::string name = e.name;
-      if (!e.written.empty()) name += " (written " + e.written + ")";
-      std::cout << fmt::format("{:<{}}  {:>8}  {:<13}  {:<{}}  {:<{}}  {}\n", f.file, file_w,
-                               e.offset, pickle::scan_kind_name(e.kind), e.opcode, opcode_w, name,
-                               name_w, e.allowed ? "yes" : "NO");
+    for (const auto& p : f.pickles) {
+      for (const auto& e : p.result.entries) {
+        std::string name = e.name;
+        if (!e.written.empty()) name += " (written " + e.written + ")";
+        std::cout << fmt::format("{:<{}}  {:>8}  {:<13}  {:<{}}  {:<{}}  {}\n", f.file, file_w,
+                                 e.offset, pickle::scan_kind_name(e.kind), e.opcode, opcode_w,
+                                 name, name_w, e.allowed ? "yes" : "NO");
+      }
     }
   }
+}
+
+std::string counts_text(const pickle::ScanResult& r) {
+  std::size_t counts[3] = {0, 0, 0};
+  for (const auto& e : r.entries) ++counts[static_cast<int>(e.kind)];
+  return fmt::format("protocol {}, {} globals, {} calls, {} persistent ids, {} not allowed",
+                     r.protocol, counts[0], counts[1], counts[2], r.forbidden());
+}
+
+// What went wrong with the pickle `p` of `f`, for the summary and stderr:
+// the first pickle is malformed; bytes after a pickle are not a pickle.
+std::string failure_text(const FileScan& f, const PickleScan& p) {
+  const std::string error = error_line(*p.result.error);
+  if (p.offset == 0) return "malformed: " + error;
+  return fmt::format("{} bytes after the pickle ending at byte {} are not a pickle ({})",
+                     f.size - p.offset, p.offset, error);
 }
 
 void print_summaries(const std::vector<FileScan>& scans) {
   std::cout << "\n";
   for (const auto& f : scans) {
-    if (!f.result) {
+    if (!f.readable) {
       std::cout << fmt::format("{}: unreadable\n", f.file);
       continue;
     }
-    const pickle::ScanResult& r = *f.result;
-    std::size_t counts[3] = {0, 0, 0};
-    for (const auto& e : r.entries) ++counts[static_cast<int>(e.kind)];
-    std::string line =
-        fmt::format("{}: protocol {}, {} globals, {} calls, {} persistent ids, {} not allowed",
-                    f.file, r.protocol, counts[0], counts[1], counts[2], r.forbidden());
-    if (r.error) {
-      line += "; malformed (" + error_line(*r.error) + ")";
-    } else if (r.consumed < r.size) {
-      line += fmt::format("; {} bytes after STOP not scanned", r.size - r.consumed);
+    const PickleScan* failed = f.failed();
+    if (f.pickles.size() == 1) {
+      const PickleScan& p = f.pickles.front();
+      std::cout << f.file << ": " << counts_text(p.result)
+                << (failed ? "; " + failure_text(f, *failed) : "") << "\n";
+      continue;
     }
-    std::cout << line << "\n";
+    // A line for each pickle with something to say; the total for all.
+    for (const auto& p : f.pickles) {
+      if (p.result.entries.empty()) continue;
+      std::cout << fmt::format("{}: pickle at byte {}: {}\n", f.file, p.offset,
+                               counts_text(p.result));
+    }
+    const std::size_t whole = f.pickles.size() - (failed ? 1 : 0);
+    std::cout << fmt::format("{}: {} {}, {} not allowed{}\n", f.file, whole,
+                             whole == 1 ? "pickle" : "pickles", f.forbidden(),
+                             failed ? "; " + failure_text(f, *failed) : "");
   }
 }
 
@@ -164,17 +261,7 @@ int run_scan(const ScanOpts& o) {
   pickle::ScanOptions options;
   options.max_protocol = o.max_protocol;
   std::vector<FileScan> scans;
-  for (const auto& path : o.files) {
-    FileScan f;
-    f.file = path;
-    try {
-      const std::string data = read_input(path);
-      f.result = pickle::scan(as_bytes(data), allowlist, options);
-    } catch (const InputError& e) {
-      f.read_error = e.what();
-    }
-    scans.push_back(std::move(f));
-  }
+  for (const auto& path : o.files) scans.push_back(scan_file(path, allowlist, options));
 
   if (o.json) {
     nlohmann::json out;
@@ -185,7 +272,7 @@ int run_scan(const ScanOpts& o) {
     bool clean = true;
     for (const auto& f : scans) {
       files.push_back(file_json(f));
-      clean = clean && f.result && f.result->clean();
+      clean = clean && f.clean();
     }
     out["files"] = std::move(files);
     out["clean"] = clean;
@@ -201,16 +288,16 @@ int run_scan(const ScanOpts& o) {
   std::size_t forbidden = 0, forbidden_files = 0;
   bool bad_file = false;
   for (const auto& f : scans) {
-    if (!f.result) {
+    if (!f.readable) {
       bad_file = true;
       fail(f.read_error);
       continue;
     }
-    if (f.result->error) {
+    if (const PickleScan* failed = f.failed()) {
       bad_file = true;
-      fail(f.file + ": malformed: " + error_line(*f.result->error));
+      fail(f.file + ": " + failure_text(f, *failed));
     }
-    if (const std::size_t n = f.result->forbidden(); n != 0) {
+    if (const std::size_t n = f.forbidden(); n != 0) {
       forbidden += n;
       ++forbidden_files;
     }
@@ -248,7 +335,9 @@ void add_scan(CLI::App& app, Action& action) {
   cmd->add_option("--max-protocol", o->max_protocol, "Act as a loader that knows protocols up to N")
       ->check(CLI::Range(0, pickle::kHighestProtocol));
   cmd->footer(
-      "Nothing is loaded or executed: the reference decoder reads each stream and reports\n"
+      "Nothing is loaded or executed: the reference decoder reads every pickle of each file\n"
+      "(a stream written by repeated pickle.dump holds several; bytes after a pickle that\n"
+      "are not one are an error) and reports\n"
       "every global (GLOBAL, INST, STACK_GLOBAL with its exact names, EXT*), every call\n"
       "(REDUCE, NEWOBJ, NEWOBJ_EX, INST, OBJ, BUILD) and every persistent id, with its byte\n"
       "offset and whether the allowlist allows it. The default allowlist holds builtin\n"
