@@ -47,7 +47,7 @@ std::vector<Malformed> mutations(const std::string& valid, int protocol) {
                                                                    : std::string("g2147483647\n"))});
   // BINUNICODE claiming 1000 bytes where 2 follow.
   out.push_back({"length-past-end", valid.substr(0, valid.size() - 1) +
-                                        std::string("X\xe8\x03\x00\x00ab", 7)});
+                                        std::string("X\xe8\x03\x00\x00" "ab", 7)});
   if (protocol >= 2 && valid.size() > 2) {
     std::string higher = valid;
     higher[1] = 6;
