@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -33,8 +35,95 @@ struct BenchArgs {
   SubjectArgs sources;
 };
 
+// Google Benchmark reads --benchmark_filter as a POSIX extended regex
+// (std::regex::extended where it uses std::regex); a filter it cannot
+// compile is a usage error here, before anything runs.
+std::string filter_error(const std::string& filter) {
+  try {
+    std::regex re(filter, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    return "--filter '" + filter + "' is not a regular expression (" + e.what() + ")";
+  }
+  return "";
+}
+
+// An earlier bench.json: Google Benchmark's JSON with at least one
+// benchmark. Anything else is named here, not left to compare.py.
+std::string compare_file_error(const std::string& path) {
+  std::string text;
+  try {
+    text = read_input(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  const std::string what = "--compare " + path + " is not a bench.json written by serialcheck bench";
+  if (doc.is_discarded()) return what + " (not JSON)";
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
+    return what + " (no \"benchmarks\" list)";
+  }
+  if (doc["benchmarks"].empty()) return what + " (its \"benchmarks\" list is empty)";
+  for (const auto& b : doc["benchmarks"]) {
+    if (!b.is_object() || !b.contains("name") || !b["name"].is_string()) {
+      return what + " (a benchmark without a name)";
+    }
+  }
+  return "";
+}
+
+// Runs argv with stdout read into `out` and stderr discarded: its exit
+// status, or -1.
+int capture_program(const std::vector<std::string>& argv, std::string& out) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -1;
+  std::vector<char*> args;
+  for (const auto& x : argv) args.push_back(const_cast<char*>(x.c_str()));
+  args.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    if (std::FILE* null = std::freopen("/dev/null", "w", stderr); null == nullptr) ::_exit(127);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int usage_error(const std::string& what) {
+  std::cerr << "serialcheck: " << what << " (see serialcheck bench --help)\n";
+  return kExitUsage;
+}
 
 int bench(const BenchArgs& a) {
+  if (!a.filter.empty()) {
+    if (const std::string e = filter_error(a.filter); !e.empty()) return usage_error(e);
+  }
+  if (!a.compare.empty()) {
+    if (const std::string e = compare_file_error(a.compare); !e.empty()) return fail(e);
+  }
 #ifndef SERIALCHECK_BENCH_RUNNER
   (void)a;
   return fail("this build has no benchmarks (they need Google Benchmark and the embedded Python)");
@@ -45,7 +134,6 @@ int bench(const BenchArgs& a) {
   const std::string compare_tool = SERIALCHECK_COMPARE_PY;
   if (!fs::exists(runner)) return fail("the benchmark runner is not built: " + runner);
   if (!a.compare.empty()) {
-    if (!fs::exists(a.compare)) return fail("cannot read " + a.compare + ": no such file");
     if (compare_tool.empty()) {
       return fail("--compare needs Google Benchmark's compare.py (Debian: libbenchmark-tools)");
     }
@@ -68,6 +156,16 @@ int bench(const BenchArgs& a) {
     if (!file.empty()) run.push_back("--subjects-file=" + fs::absolute(file).string());
   }
   for (const auto& t : a.sources.testees) run.push_back("--testee=" + t);
+  if (!a.filter.empty()) {
+    // A filter that matches nothing would leave no report to write: say so.
+    std::vector<std::string> list = run;
+    list.push_back("--benchmark_list_tests=true");
+    std::string names;
+    const int listed = capture_program(list, names);
+    if (listed == 0 && names.find_first_not_of(" \n") == std::string::npos) {
+      return usage_error("--filter '" + a.filter + "' matches no benchmark");
+    }
+  }
   run.push_back("--benchmark_out=" + json);
   run.push_back("--benchmark_out_format=json");
   run.insert(run.end(), a.extra.begin(), a.extra.end());
@@ -80,6 +178,11 @@ int bench(const BenchArgs& a) {
     report.insert(report.end(), {"--compare", a.compare, "--compare-tool", compare_tool});
   }
   rc = run_program(report);
+  // 3: the report was written but compare.py failed; plot-bench said why.
+  if (rc == 3) {
+    return fail("--compare " + a.compare + ": the comparison failed; see " +
+                (fs::path(a.report_dir) / "compare.txt").string());
+  }
   if (rc < 0 || rc > 1) {
     return fail("writing the report failed (exit status " + std::to_string(rc) + ")");
   }
