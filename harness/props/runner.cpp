@@ -200,7 +200,7 @@ class Runner {
       groups_.pop_front();
       if (past_deadline()) {
         for (std::size_t cell : group) {
-          skip(cell, fmt::format("the time budget of {} s was spent before this cell started",
+          skip(cell, fmt::format("{}{} s was spent before this cell started", kTimeBudgetSkip,
                                  static_cast<long>(o_.time_budget_s)));
         }
         continue;

@@ -53,6 +53,15 @@ nlohmann::json report_to_json(const RunReport& report) {
       {"summary", report.summary()},
       {"repeat", report.repeat_command},
       {"ok", report.ok()},
+      // "passed", "failed" or "incomplete"; a partial run is never ok.
+      {"verdict", [&] {
+         std::string w = report.verdict_word();
+         for (char& ch : w) ch = static_cast<char>(ch - 'A' + 'a');
+         return w;
+       }()},
+      {"complete", report.complete()},
+      {"cells_run", report.cells.size() - static_cast<std::size_t>(report.cells_not_run())},
+      {"cells_planned", report.cells.size()},
   };
   return j;
 }

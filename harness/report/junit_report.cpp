@@ -30,20 +30,37 @@ std::string junit_report(const RunReport& report) {
     if (c.verdict == Verdict::Fail || c.verdict == Verdict::UnexpectedPass) ++failures;
     if (c.verdict == Verdict::Skip) ++skipped;
   }
+  // A partial run is one more failed test case, so that no test-report view
+  // shows it as green.
+  const int not_run = report.cells_not_run();
+  const std::size_t tests = report.cells.size() + (not_run > 0 ? 1 : 0);
+  if (not_run > 0) ++failures;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format(
       "<testsuites name=\"serialcheck\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\" "
       "time=\"{3:.3f}\">\n"
       "  <testsuite name=\"serialcheck.gate\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" "
       "skipped=\"{2}\" time=\"{3:.3f}\">\n",
-      report.cells.size(), failures, skipped, report.seconds);
+      tests, failures, skipped, report.seconds);
   out += fmt::format(
       "    <properties>\n"
       "      <property name=\"seed\" value=\"{}\"/>\n"
       "      <property name=\"cases\" value=\"{}\"/>\n"
       "      <property name=\"shard\" value=\"{}/{}\"/>\n"
+      "      <property name=\"complete\" value=\"{}\"/>\n"
       "    </properties>\n",
-      report.seed, report.cases, report.shard_index, report.shard_count);
+      report.seed, report.cases, report.shard_index, report.shard_count,
+      report.complete() ? "true" : "false");
+  if (not_run > 0) {
+    std::string why = fmt::format("only {} of {} cells ran: the time budget ran out before {} started",
+                                  report.cells.size() - static_cast<std::size_t>(not_run),
+                                  report.cells.size(), not_run);
+    out += fmt::format(
+        "    <testcase classname=\"serialcheck\" name=\"run.complete\" time=\"0.000\">\n"
+        "      <failure type=\"incomplete\" message=\"{0}\">{0}: the run is partial, not a "
+        "pass</failure>\n    </testcase>\n",
+        xml_escape(why));
+  }
   for (const auto& c : report.cells) {
     out += fmt::format("    <testcase classname=\"serialcheck.{}\" name=\"{}\" time=\"{:.3f}\"",
                        xml_escape(c.subject), xml_escape(c.property), c.seconds);

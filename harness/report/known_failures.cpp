@@ -48,8 +48,10 @@ std::vector<KnownFailure> parse_known_failures(std::string_view text) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     std::string raw = line;
-    auto hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
+    // A comment is a whole line; a `#` inside an entry belongs to its reason
+    // ("(upstream #123)").
+    auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
     std::istringstream fields(line);
     KnownFailure k;
     k.line = number;
@@ -70,6 +72,16 @@ std::vector<KnownFailure> parse_known_failures(std::string_view text) {
     out.push_back(std::move(k));
   }
   return out;
+}
+
+Verdict listed_verdict(const std::vector<KnownFailure>& known, const CellResult& cell) {
+  if (!cell.failed()) return cell.verdict;
+  for (const auto& k : known) {
+    if (k.matches(cell.subject, cell.property) && k.fingerprint == cell.fingerprint) {
+      return Verdict::ExpectedFail;
+    }
+  }
+  return Verdict::Fail;
 }
 
 void apply_known_failures(const std::vector<KnownFailure>& known, RunReport& report,

@@ -1,6 +1,7 @@
 // The known-failures file: the failures a project accepts for now, one per
 // line, `SUBJECT PROPERTY FINGERPRINT REASON...` (`*` and `?` globs in
-// SUBJECT and PROPERTY, `#` starts a comment). As in protobuf's conformance
+// SUBJECT and PROPERTY; a line whose first non-blank character is `#` is a
+// comment, and a `#` anywhere else belongs to the entry's reason). As in protobuf's conformance
 // runner the list can only shrink: a listed failure is an expected fail, but
 // a new failure, a changed fingerprint, an unexpected pass or a stale entry
 // fails the run, and the run prints the exact lines to add or remove.
@@ -38,6 +39,12 @@ class KnownFailuresError : public std::runtime_error {
 // Throws KnownFailuresError naming the line of a malformed entry (fewer than
 // four fields).
 std::vector<KnownFailure> parse_known_failures(std::string_view text);
+
+// What a cell that just finished is, as far as the list can tell before the
+// run ends: a failure an entry lists is "expected fail", any other failure
+// "fail"; other verdicts as they are (an unexpected pass or a stale entry is
+// decided only when every cell has run).
+Verdict listed_verdict(const std::vector<KnownFailure>& known, const CellResult& cell);
 
 // Asked about a listed failure that no cell of this run showed: the path of
 // a saved case of it that still fails with its fingerprint, or nullopt.

@@ -135,13 +135,15 @@ std::string markdown_report(const RunReport& r) {
   std::string out = "# serialcheck conformance report\n\n";
   auto counts = r.summary();
   out += fmt::format("**{}**: {} pass, {} fail, {} expected fail, {} unexpected pass, {} skip.\n",
-                     r.ok() ? "PASSED" : "FAILED", counts["pass"], counts["fail"],
+                     r.verdict_word(), counts["pass"], counts["fail"],
                      counts["expected-fail"], counts["unexpected-pass"], counts["skip"]);
   auto why = r.failure_reasons();
   if (!why.empty()) {
     std::string text;
     for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
-    out += "The gate fails: " + text + ".\n";
+    out += (r.verdict_word() == "INCOMPLETE" ? "The run is incomplete, not a pass: "
+                                             : "The gate fails: ") +
+           text + ".\n";
   }
   out += "\n";
   out += fmt::format("Seed {}, {} cases per cell, max size {}, shard {}/{}, {:.1f} s.\n", r.seed,

@@ -46,7 +46,23 @@ std::map<std::string, int> RunReport::summary() const {
     counts[verdict_name(v)] = 0;
   }
   for (const auto& c : cells) ++counts[verdict_name(c.verdict)];
+  counts["not-run"] = cells_not_run();
   return counts;
+}
+
+int RunReport::cells_not_run() const {
+  int n = 0;
+  for (const auto& c : cells) n += c.not_run() ? 1 : 0;
+  return n;
+}
+
+std::string RunReport::verdict_word() const {
+  if (ok()) return "PASSED";
+  bool failed = !lines_to_remove.empty() || (coverage.enforced && !coverage.missing.empty());
+  for (const auto& c : cells) {
+    failed = failed || c.verdict == Verdict::Fail || c.verdict == Verdict::UnexpectedPass;
+  }
+  return failed ? "FAILED" : "INCOMPLETE";
 }
 
 std::vector<std::string> RunReport::failure_reasons() const {
@@ -65,6 +81,12 @@ std::vector<std::string> RunReport::failure_reasons() const {
   if (coverage.enforced && !coverage.missing.empty()) {
     why.push_back(std::to_string(coverage.missing.size()) + " reference opcode(s) never emitted");
   }
+  if (int missed = cells_not_run(); missed > 0) {
+    why.push_back("only " + std::to_string(cells.size() - static_cast<std::size_t>(missed)) +
+                  " of " + std::to_string(cells.size()) +
+                  " cells ran: the time budget ran out before " + std::to_string(missed) +
+                  " started");
+  }
   return why;
 }
 
@@ -74,7 +96,7 @@ bool RunReport::ok() const {
   }
   if (!lines_to_remove.empty()) return false;
   if (coverage.enforced && !coverage.missing.empty()) return false;
-  return true;
+  return complete();
 }
 
 }  // namespace serialcheck

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace serialcheck {
@@ -22,6 +23,10 @@ enum class Verdict {
 };
 
 std::string verdict_name(Verdict v);  // "pass", "fail", "expected-fail", ...
+
+// How the skip reason of a cell the time budget kept from running starts
+// (the runner writes it; the reports count such cells as not run).
+inline constexpr std::string_view kTimeBudgetSkip = "the time budget of ";
 
 struct CellResult {
   std::string subject;
@@ -41,6 +46,10 @@ struct CellResult {
   std::string known_reason;        // the known-failures reason, for ExpectedFail
 
   bool failed() const { return verdict == Verdict::Fail || verdict == Verdict::ExpectedFail; }
+  // Skipped because the time budget ran out: not checked at all.
+  bool not_run() const {
+    return verdict == Verdict::Skip && skip_reason.rfind(kTimeBudgetSkip, 0) == 0;
+  }
 };
 
 // Opcodes the reference encoder emitted, by the protocol it was asked for,
@@ -72,10 +81,18 @@ struct RunReport {
   std::vector<std::string> lines_to_remove;  // stale entries and unexpected passes
   std::string repeat_command;                // how to repeat this run
 
-  // Counts per verdict name.
+  // Counts per verdict name, and "not-run" (the skips of not_run() cells,
+  // which "skip" counts too).
   std::map<std::string, int> summary() const;
-  // True when nothing fails the gate.
+  // Cells the time budget kept from running.
+  int cells_not_run() const;
+  // Every planned cell ran (or was skipped for a capability, not for time).
+  bool complete() const { return cells_not_run() == 0; }
+  // True when nothing fails the gate and the run was complete: a partial run
+  // is never a pass.
   bool ok() const;
+  // "PASSED", "FAILED", or "INCOMPLETE" (nothing failed, but not every cell ran).
+  std::string verdict_word() const;
   // Why the gate fails, one short phrase each (empty when ok()).
   std::vector<std::string> failure_reasons() const;
 };

@@ -52,20 +52,30 @@ TEST(KnownFailures, ParsesEntriesCommentsAndGlobs) {
   auto known = parse_known_failures(
       "# a comment\n"
       "\n"
-      "cloudpickle cross.load exception:UnpicklingError@loads  loads fails   # trailing\n"
+      "  # an indented comment\n"
+      "cloudpickle cross.load exception:UnpicklingError@loads  loads fails\n"
       "*  roundtrip.*  mismatch:sharing two words\r\n");
   ASSERT_EQ(known.size(), 2u);
   EXPECT_EQ(known[0].subject, "cloudpickle");
   EXPECT_EQ(known[0].property, "cross.load");
   EXPECT_EQ(known[0].fingerprint, "exception:UnpicklingError@loads");
   EXPECT_EQ(known[0].reason, "loads fails");
-  EXPECT_EQ(known[0].line, 3);
+  EXPECT_EQ(known[0].line, 4);
   EXPECT_TRUE(known[0].exact());
   EXPECT_FALSE(known[1].exact());
   EXPECT_EQ(known[1].reason, "two words");
   EXPECT_TRUE(known[1].matches("distributed", "roundtrip.identity"));
   EXPECT_FALSE(known[1].matches("distributed", "cross.load"));
   EXPECT_EQ(known[1].text(), "*  roundtrip.*  mismatch:sharing two words");
+}
+
+TEST(KnownFailures, HashInsideAnEntryBelongsToTheReason) {
+  auto known = parse_known_failures(
+      "cpython cross.load timeout hangs (upstream #123) # still\n"
+      "cpython loads.pure impure:unstable #123\n");
+  ASSERT_EQ(known.size(), 2u);
+  EXPECT_EQ(known[0].reason, "hangs (upstream #123) # still");
+  EXPECT_EQ(known[1].reason, "#123");
 }
 
 TEST(KnownFailures, RejectsEntriesWithoutReasonNamingTheLine) {
@@ -190,6 +200,17 @@ TEST(KnownFailures, MissingCoverageFailsOnlyWhenEnforced) {
   r.coverage.enforced = true;
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.failure_reasons(), std::vector<std::string>{"1 reference opcode(s) never emitted"});
+}
+
+TEST(KnownFailures, AFinishedCellIsJudgedByTheListAtOnce) {
+  auto known = parse_known_failures("cpython cross.*  exception:E@loads/int listed\n");
+  EXPECT_EQ(listed_verdict(known, cell("cpython", "cross.load", Verdict::Fail, "exception:E@loads/int")),
+            Verdict::ExpectedFail);
+  EXPECT_EQ(listed_verdict(known, cell("cpython", "cross.load", Verdict::Fail, "exception:E@loads/str")),
+            Verdict::Fail);
+  EXPECT_EQ(listed_verdict(known, cell("dill", "cross.load", Verdict::Fail, "exception:E@loads/int")),
+            Verdict::Fail);
+  EXPECT_EQ(listed_verdict(known, cell("cpython", "cross.load", Verdict::Pass)), Verdict::Pass);
 }
 
 // ---- shards -------------------------------------------------------------------
@@ -336,6 +357,62 @@ TEST(Reports, MarkdownHasMatrixFailuresAndReplayCommand) {
   EXPECT_NE(md.find("POP_MARK"), std::string::npos);
   std::string matrix = matrix_text(r);
   EXPECT_NE(matrix.find("reference  pass 10"), std::string::npos) << matrix;
+}
+
+// ---- partial runs ------------------------------------------------------------------
+
+RunReport budget_cut_report() {
+  RunReport r;
+  r.cells = {cell("reference", "roundtrip.equal", Verdict::Pass),
+             cell("reference", "cross.load", Verdict::Skip),
+             cell("cpython", "roundtrip.equal", Verdict::Skip),
+             cell("cpython", "cross.load", Verdict::Skip)};
+  r.cells[2].skip_reason = std::string(kTimeBudgetSkip) + "5 s was spent before this cell started";
+  r.cells[3].skip_reason = r.cells[2].skip_reason;
+  return r;
+}
+
+TEST(PartialRuns, ARunTheBudgetCutShortIsNeverAPass) {
+  RunReport r = budget_cut_report();
+  EXPECT_EQ(r.cells_not_run(), 2);
+  EXPECT_FALSE(r.complete());
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.verdict_word(), "INCOMPLETE");
+  ASSERT_EQ(r.failure_reasons().size(), 1u);
+  EXPECT_EQ(r.failure_reasons()[0],
+            "only 2 of 4 cells ran: the time budget ran out before 2 started");
+  // A capability skip is not a missing cell.
+  r.cells[2].skip_reason = r.cells[3].skip_reason = "no capability";
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(r.verdict_word(), "PASSED");
+  // A failure and a cut: FAILED, and the reasons say both.
+  r = budget_cut_report();
+  r.cells[0] = cell("reference", "roundtrip.equal", Verdict::Fail, "mismatch:kind");
+  EXPECT_EQ(r.verdict_word(), "FAILED");
+  EXPECT_EQ(r.failure_reasons().size(), 2u);
+}
+
+TEST(PartialRuns, EveryReportSaysTheRunWasPartial) {
+  RunReport r = budget_cut_report();
+  auto j = report_to_json(r);
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["verdict"], "incomplete");
+  EXPECT_EQ(j["cells_run"], 2);
+  EXPECT_EQ(j["cells_planned"], 4);
+  EXPECT_EQ(j["summary"]["not-run"], 2);
+  std::string md = markdown_report(r);
+  EXPECT_NE(md.find("**INCOMPLETE**"), std::string::npos) << md;
+  EXPECT_NE(md.find("only 2 of 4 cells ran"), std::string::npos) << md;
+  std::string xml = junit_report(r);
+  auto counts = check_xml(xml);
+  EXPECT_EQ(counts["failure"], 1);
+  EXPECT_NE(xml.find("name=\"run.complete\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<property name=\"complete\" value=\"false\"/>"), std::string::npos);
+  RunReport full = budget_cut_report();
+  full.cells.resize(2);
+  EXPECT_EQ(junit_report(full).find("run.complete"), std::string::npos);
+  EXPECT_EQ(report_to_json(full)["verdict"], "passed");
 }
 
 // ---- values, shrinking, explanations ---------------------------------------------
