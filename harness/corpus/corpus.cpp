@@ -21,6 +21,8 @@ std::string fingerprint_slug(std::string_view fingerprint) {
       out.push_back('-');
     }
   }
+  // File names stay short; the file records the whole fingerprint.
+  if (out.size() > 96) out.resize(96);
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out.empty() ? "failure" : out;
 }

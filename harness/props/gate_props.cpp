@@ -12,6 +12,7 @@
 #include "harness/gen/domain_values.h"
 #include "harness/gen/tensor_gen.h"
 #include "harness/gen/value.h"
+#include "harness/props/fingerprint.h"
 #include "harness/props/prop_helpers.h"
 #include "harness/props/prop_registry.h"
 
@@ -180,11 +181,14 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
 
 Outcome check_case(const GateProperty& property, Subject& subject, const TestCase& c,
                    PropertyEnv& env) {
+  Outcome o;
   try {
-    return property.check(subject, c, env);
+    o = property.check(subject, c, env);
   } catch (const std::exception& e) {
-    return props::exception_outcome(e, "harness");
+    o = props::exception_outcome(e, "harness");
   }
+  if (o.failed()) o.fingerprint = refine_fingerprint(o, c);
+  return o;
 }
 
 }  // namespace serialcheck

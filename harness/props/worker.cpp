@@ -16,8 +16,10 @@
 #include <stdexcept>
 
 #include "harness/props/coverage.h"
+#include "harness/props/fingerprint.h"
 #include "harness/props/gate_props.h"
 #include "harness/props/shrink.h"
+#include "harness/report/results.h"
 
 namespace serialcheck::worker {
 namespace {
@@ -177,7 +179,10 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
                         {"n", announced},
                         {"case", case_to_json(candidate)}});
         Outcome o = check_case(property, subject, candidate, env);
-        if (!o.failed() || o.fingerprint != fingerprint) return false;
+        // The cause must stay; the container it sits in may change.
+        if (!o.failed() || fingerprint_cause(o.fingerprint) != fingerprint_cause(fingerprint)) {
+          return false;
+        }
         last_failure->second = std::move(o);
         return true;
       };
@@ -298,7 +303,7 @@ void cells_worker(int fd, const CellsJob& job) {
     for (const auto& id : job.properties) {
       write_line(fd, {{"t", "cell-start"}, {"property", id}});
       if (job.deadline && Clock::now() >= *job.deadline) {
-        write_line(fd, skip_line(id, "the time budget of " +
+        write_line(fd, skip_line(id, std::string(kTimeBudgetSkip) +
                                          std::to_string(static_cast<long>(job.time_budget_s)) +
                                          " s was spent before this cell started"));
         continue;
