@@ -74,6 +74,15 @@ std::string indented(const std::string& text) {
   return out;
 }
 
+bool looks_like_packed_message(const std::string& data) {
+  try {
+    (void)unpack_message(byte_span(data));
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 int message_failure(const std::exception& e) {
   return fail(e.what());
 }
@@ -454,6 +463,13 @@ void add_decode(CLI::App& app, Action& action) {
         auto result = pickle::decode(as_bytes(data), graph, options);
         std::cout << to_json(result.root, o->pretty) << "\n";
       } catch (const pickle::PickleError& e) {
+        // A packed message starts with its frame count (a u64), so the
+        // decoder sees a small byte where PROTO belongs: name the flag.
+        if (e.offset() == 0 && looks_like_packed_message(data)) {
+          return fail(std::string(pickle::error_kind_name(e.kind())) + " at byte 0: " + e.detail() +
+                      "; FILE looks like a packed message (distributed's serialize_bytes): "
+                      "decode it with --message");
+        }
         return pickle_failure(e);
       }
       return kExitOk;
