@@ -84,6 +84,10 @@ std::string difference_category_of(std::string_view message) {
     next_word(reason, at);  // "!="
     std::string_view b = next_word(reason, at);
     if (is_kind_name(a) && is_kind_name(b)) {
+      // A generic object where something else belongs is a reduce call the
+      // loader kept as a call: the call is the cause, whatever type it
+      // stood for (dill's _load_type('set') and _load_type('bytearray')).
+      if (b == "object") return "any->object";
       return category_of_kind_name(a) + "->" + category_of_kind_name(b);
     }
     return {};

@@ -87,7 +87,10 @@ TEST(Fingerprint, ExceptionsNameTheValueCategoryNotItsContainer) {
 
 TEST(Fingerprint, MismatchesNameTheKindWhereTheValuesDiffer) {
   EXPECT_EQ(refined("mismatch:kind@loads", "values differ at root: kind global != object", "null"),
-            "mismatch:kind@loads/global->object");
+            "mismatch:kind@loads/any->object");
+  EXPECT_EQ(refined("mismatch:kind@loads", "values differ at root: kind set != object", "null"),
+            refined("mismatch:kind@loads", "values differ at root[0]: kind bytearray != object",
+                    "null"));
   EXPECT_EQ(refined("mismatch:kind@loads", "values differ at root.keys[0]: kind none != str",
                     R"({"dict": [[null, null]]})"),
             "mismatch:kind@loads/none->str");
