@@ -1,0 +1,257 @@
+// The commands' promises on hostile or mistaken input (docs/cli.md): every
+// command that reads a pickle stays linear and stops at decode's limits,
+// `scan` reads every pickle of a file, `encode` reads what `decode` reads and
+// names JSON pointers, and every error is one line, `serialcheck: <what>`.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "reference/pickle/disasm.h"
+
+namespace serialcheck {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+struct CliRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs a shell command line; stdout and stderr apart.
+CliRun run_shell(const std::string& line) {
+  const fs::path err_file =
+      fs::temp_directory_path() / ("serialcheck-cli-test-" + std::to_string(::getpid()) + ".err");
+  const std::string cmd = line + " 2>'" + err_file.string() + "'";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::ostringstream e;
+  e << in.rdbuf();
+  r.err = e.str();
+  fs::remove(err_file);
+  return r;
+}
+
+CliRun run_cli(const std::string& args) {
+  return run_shell(std::string("'") + SERIALCHECK_CLI + "' " + args);
+}
+
+// The promise of docs/cli.md: one line, prefixed.
+void expect_one_error_line(const CliRun& r) {
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("serialcheck: ", 0), 0u) << r.err;
+}
+
+class CliCommands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("serialcheck-cli-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, std::string_view bytes) {
+    std::ofstream out(dir_ / name, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return "'" + (dir_ / name).string() + "'";
+  }
+  std::string path(const std::string& name) const { return "'" + (dir_ / name).string() + "'"; }
+
+  fs::path dir_;
+};
+
+// ---- dis ------------------------------------------------------------------------
+
+pickle::Disassembly dis(const std::string& s) {
+  return pickle::disassemble(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
+}
+
+TEST(DisBounds, TextIsLinearInTheInputHoweverDeep) {
+  // 5,000 nested MARKs printed 50 MB when each level indented four more spaces.
+  const std::string marks(5000, '(');
+  const std::string text = pickle::format_disassembly(dis(marks));
+  EXPECT_LT(text.size(), 200 * marks.size());  // 32 levels of indentation at most
+}
+
+TEST(DisBounds, StopsAtDecodesMarkLimitWithItsError) {
+  const std::string marks(pickle::Limits{}.max_depth + 1, '(');
+  const pickle::Disassembly d = dis(marks);
+  EXPECT_EQ(d.error_kind, pickle::ErrorKind::LimitExceeded) << d.error;
+  EXPECT_EQ(d.error_offset, pickle::Limits{}.max_depth);
+  EXPECT_EQ(d.error_detail, "more than 250000 marks open at once");
+}
+
+TEST_F(CliCommands, DisAndDecodeStopWithTheSameLine) {
+  const std::string file = write("marks.pickle", std::string(300, '('));
+  const CliRun d = run_cli("dis --max-depth 100 " + file);
+  const CliRun decode = run_cli("decode --max-depth 100 " + file);
+  EXPECT_EQ(d.status, 1) << d.err;
+  EXPECT_EQ(decode.status, 1);
+  EXPECT_EQ(d.err, decode.err);
+  EXPECT_NE(d.err.find("limit-exceeded at byte 100"), std::string::npos) << d.err;
+  // An allocation limit the disassembler cannot see alone: decode's pass.
+  const std::string memo = write("memo.pickle", "\x80\x04]\x94]\x94]\x94."s);
+  const CliRun m = run_cli("dis --max-memo 1 " + memo);
+  EXPECT_EQ(m.status, 1);
+  EXPECT_EQ(m.err, run_cli("decode --max-memo 1 " + memo).err);
+}
+
+// ---- scan -----------------------------------------------------------------------
+
+TEST_F(CliCommands, ScanReadsEveryPickleOfAStream) {
+  // [1, 2] at protocol 2, then posix.system('true'): what two pickle.dump calls write.
+  const std::string clean = "\x80\x02]q\x00(K\x01K\x02e."s;
+  const std::string evil = "\x80\x02\x63posix\nsystem\nX\x04\x00\x00\x00true\x85R."s;
+  const CliRun r = run_cli("scan " + write("stream.pickle", clean + evil));
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("posix.system"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(clean.size() + 2)), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 pickles"), std::string::npos) << r.out;
+  expect_one_error_line(r);
+
+  const CliRun two = run_cli("scan " + write("clean2.pickle", clean + clean));
+  EXPECT_EQ(two.status, 0) << two.err;
+
+  const CliRun junk = run_cli("scan " + write("junk.pickle", clean + "junk\n"));
+  EXPECT_EQ(junk.status, 1);
+  EXPECT_NE(junk.err.find("5 bytes after the pickle ending at byte " +
+                          std::to_string(clean.size()) + " are not a pickle"),
+            std::string::npos)
+      << junk.err;
+  expect_one_error_line(junk);
+}
+
+// ---- encode ---------------------------------------------------------------------
+
+TEST_F(CliCommands, EncodeWritesWhatDecodeReads) {
+  constexpr int kDepth = 100000;
+  std::string json;
+  for (int i = 0; i < kDepth; ++i) json += "{\"list\":[";
+  for (int i = 0; i < kDepth; ++i) json += "]}";
+  const std::string in = write("deep.json", json);
+  const CliRun enc = run_cli("encode -i " + in + " -o " + path("deep.pickle"));
+  ASSERT_EQ(enc.status, 0) << enc.err;
+  const CliRun dec = run_cli("decode " + path("deep.pickle"));
+  EXPECT_EQ(dec.status, 0) << dec.err;
+  EXPECT_EQ(dec.out, json + "\n");
+
+  const CliRun limited = run_cli("encode --max-depth 3 -i " + in + " -o /dev/null");
+  EXPECT_EQ(limited.status, 1);
+  EXPECT_NE(limited.err.find("limit-exceeded at /list/0/list/0/list/0:"), std::string::npos)
+      << limited.err;
+  expect_one_error_line(limited);
+}
+
+TEST_F(CliCommands, EncodeErrorsNameAJsonPointer) {
+  const std::string in =
+      write("buffer.json", R"({"list": [1, {"buffer": "00", "readonly": true}]})");
+  const CliRun r = run_cli("encode -p 4 -i " + in + " -o /dev/null");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("unpicklable at /list/1: PickleBuffer"), std::string::npos) << r.err;
+  expect_one_error_line(r);
+
+  const CliRun bad = run_cli("encode -i " + write("bad.json", R"({"list": [1, {"x": 1}]})"));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_EQ(bad.err, "serialcheck: invalid JSON value at /list/1/x: unknown member \"x\"\n");
+}
+
+// ---- bench ----------------------------------------------------------------------
+
+TEST_F(CliCommands, BenchRefusesABadFilterOrCompareFileInOneLine) {
+  const CliRun regex = run_cli("bench --report " + path("r") + " --filter '(['");
+  EXPECT_EQ(regex.status, 2);
+  expect_one_error_line(regex);
+  EXPECT_NE(regex.err.find("not a regular expression"), std::string::npos) << regex.err;
+
+  const std::string not_bench = write("not-bench.json", R"({"a": 1})");
+  const CliRun compare = run_cli("bench --quick --filter 'memcpy/copy_1KiB/warm' --report " +
+                                 path("r") + " --compare " + not_bench);
+  EXPECT_EQ(compare.status, 1);
+  expect_one_error_line(compare);
+  EXPECT_NE(compare.err.find("is not a bench.json"), std::string::npos) << compare.err;
+
+  const CliRun none = run_cli("bench --report " + path("r") + " --filter no-such-benchmark-xyz");
+  if (none.err.find("this build has no benchmarks") != std::string::npos) return;
+  EXPECT_EQ(none.status, 2);
+  expect_one_error_line(none);
+  EXPECT_NE(none.err.find("matches no benchmark"), std::string::npos) << none.err;
+}
+
+// ---- one error format -----------------------------------------------------------
+
+TEST_F(CliCommands, UsageErrorsAreOnePrefixedLine) {
+  const CliRun unknown = run_cli("frobnicate");
+  EXPECT_EQ(unknown.status, 2);
+  expect_one_error_line(unknown);
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos) << unknown.err;
+
+  const CliRun none = run_cli("");
+  EXPECT_EQ(none.status, 2);
+  expect_one_error_line(none);
+
+  const CliRun cases = run_cli("run --cases 0");
+  EXPECT_EQ(cases.status, 2);
+  expect_one_error_line(cases);
+  EXPECT_LT(cases.err.size(), 200u) << cases.err;
+  EXPECT_NE(cases.err.find("--cases"), std::string::npos) << cases.err;
+
+  const CliRun missing_arg = run_cli("decode");
+  EXPECT_EQ(missing_arg.status, 2);
+  expect_one_error_line(missing_arg);
+  EXPECT_NE(missing_arg.err.find("serialcheck decode --help"), std::string::npos)
+      << missing_arg.err;
+
+  const CliRun option = run_cli("dis --frobnicate x");
+  EXPECT_EQ(option.status, 2);
+  expect_one_error_line(option);
+}
+
+TEST_F(CliCommands, InputErrorsSayWhy) {
+  const CliRun missing = run_cli("decode " + path("no-such.pickle"));
+  EXPECT_EQ(missing.status, 1);
+  expect_one_error_line(missing);
+  EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
+
+  const CliRun dir = run_cli("dis '" + dir_.string() + "'");
+  EXPECT_EQ(dir.status, 1);
+  EXPECT_NE(dir.err.find("Is a directory"), std::string::npos) << dir.err;
+
+  const std::string msg = write("value.json", R"({"list": [1, 2]})");
+  ASSERT_EQ(run_cli("encode --message -i " + msg + " -o " + path("msg.bin")).status, 0);
+  const CliRun packed = run_cli("decode " + path("msg.bin"));
+  EXPECT_EQ(packed.status, 1);
+  expect_one_error_line(packed);
+  EXPECT_NE(packed.err.find("looks like a packed message"), std::string::npos) << packed.err;
+  EXPECT_NE(packed.err.find("--message"), std::string::npos) << packed.err;
+}
+
+// ---- scripts/run ----------------------------------------------------------------
+
+TEST_F(CliCommands, ScriptsRunLetsTheCallersOptionsWin) {
+  const fs::path build_dir = fs::path(SERIALCHECK_CLI).parent_path().parent_path();
+  const CliRun r = run_shell("SKIP_BUILD=1 BUILD_DIR='" + build_dir.string() + "' '" +
+                             SERIALCHECK_SOURCE_DIR + "/scripts/run' --list --report " +
+                             path("reports"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace serialcheck
