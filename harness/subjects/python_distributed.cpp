@@ -119,6 +119,52 @@ PyRef header_from_json(const nlohmann::json& j, int depth) {
   header_error("a header cannot hold a discarded JSON value");
 }
 
+// distributed logs through Python logging ("INFO - Failed to serialize ..."
+// when a family gives up), and the handler it installs writes to the worker's
+// stderr, which is the user's terminal. Those lines belong to the case: this
+// handler keeps them instead, and a failure carries them in its detail (the
+// case report's explanation). Installed after distributed is imported, since
+// importing it sets up its own handler.
+void keep_logs() {
+  static bool installed = false;
+  if (installed) return;
+  python::exec(R"(
+import logging as _sc_logging
+class _ScKeptLogs(_sc_logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+    def emit(self, record):
+        self.lines.append(self.format(record))
+_sc_kept_logs = _ScKeptLogs()
+_sc_kept_logs.setFormatter(_sc_logging.Formatter("%(name)s - %(levelname)s - %(message)s"))
+_sc_logger = _sc_logging.getLogger("distributed")
+for _sc_handler in list(_sc_logger.handlers):
+    _sc_logger.removeHandler(_sc_handler)
+_sc_logger.addHandler(_sc_kept_logs)
+_sc_logger.propagate = False
+)");
+  installed = true;
+}
+
+// The log lines since the last call, and forgets them.
+std::string take_logs() {
+  PyRef text = python::eval("'\\n'.join(_sc_kept_logs.lines)");
+  python::exec("_sc_kept_logs.lines.clear()");
+  return python::str_of(text.get());
+}
+
+// `e` with the log lines the failed call left added to its detail.
+SubjectError with_logs(const SubjectError& e, const std::string& logs) {
+  if (logs.empty()) return e;
+  std::string message = e.what();
+  if (message.rfind(e.kind() + ": ", 0) == 0) message.erase(0, e.kind().size() + 2);
+  std::string detail = e.detail();
+  if (!detail.empty() && detail.back() != '\n') detail += "\n";
+  detail += "distributed logged:\n" + logs + "\n";
+  return SubjectError(e.kind(), message, detail);
+}
+
 class DistributedSubject final : public PythonSubject {
  public:
   explicit DistributedSubject(std::string module)
@@ -144,11 +190,18 @@ class DistributedSubject final : public PythonSubject {
     require_available();
     Gil gil;
     PyRef serialize = python::get_attr(python::import_module(module_).get(), "serialize");
+    keep_logs();
+    take_logs();
     PyRef args = check(Py_BuildValue("(O)", object));
     // Failures raise, like every other subject, instead of becoming an
     // "error" family message.
     PyRef kwargs = check(Py_BuildValue("{s:s}", "on_error", "raise"));
-    PyRef result = check(PyObject_Call(serialize.get(), args.get(), kwargs.get()));
+    PyRef result;
+    try {
+      result = check(PyObject_Call(serialize.get(), args.get(), kwargs.get()));
+    } catch (const SubjectError& e) {
+      throw with_logs(e, take_logs());
+    }
     if (!PyTuple_Check(result.get()) || PyTuple_GET_SIZE(result.get()) != 2) {
       header_error("serialize() did not return (header, frames)");
     }
@@ -174,8 +227,14 @@ class DistributedSubject final : public PythonSubject {
       if (PyList_Append(frames.get(), view.get()) != 0) python::throw_python_error();
     }
     PyRef deserialize = python::get_attr(python::import_module(module_).get(), "deserialize");
-    return check(
-        PyObject_CallFunctionObjArgs(deserialize.get(), header.get(), frames.get(), nullptr));
+    keep_logs();
+    take_logs();
+    try {
+      return check(
+          PyObject_CallFunctionObjArgs(deserialize.get(), header.get(), frames.get(), nullptr));
+    } catch (const SubjectError& e) {
+      throw with_logs(e, take_logs());
+    }
   }
 
  private:
