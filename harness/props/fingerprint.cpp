@@ -88,7 +88,9 @@ std::string difference_category_of(std::string_view message) {
       // loader kept as a call: the call is the cause, whatever type it
       // stood for (dill's _load_type('set') and _load_type('bytearray')).
       if (b == "object") return "any->object";
-      return category_of_kind_name(a) + "->" + category_of_kind_name(b);
+      // The kinds themselves, containers too: a tuple read as a list is the
+      // difference.
+      return std::string(a) + "->" + std::string(b);
     }
     return {};
   }

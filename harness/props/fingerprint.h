@@ -30,8 +30,8 @@ std::string dtype_family(std::string_view torch_dtype);
 std::string value_category(const Node* root);
 
 // The category of a "values differ" message ("values differ at PATH: REASON"):
-// "A->B" for a kind difference ("any->object" when B is a generic object, a
-// call the loader kept as a call), else the kind the reason starts with
+// "A->B" for a kind difference, with the kinds as they are ("any->object"
+// when B is a generic object, a call the loader kept as a call), else the kind the reason starts with
 // (containers as "collection"); empty when the reason names no kind.
 std::string difference_category_of(std::string_view message);
 

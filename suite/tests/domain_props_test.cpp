@@ -118,14 +118,14 @@ TEST(DomainProperties, ALostGradFailsTensorGrad) {
   FaultySubject s(FaultySubject::Fault::DropGrad);
   Outcome o = check("tensor.grad", s, make_case(kTensorWithGrad, 4));
   EXPECT_EQ(o.status, Outcome::Status::Fail);
-  EXPECT_EQ(o.fingerprint, "tensor:grad-was-lost") << o.message;
+  EXPECT_EQ(o.fingerprint, "tensor:grad-was-lost/tensor") << o.message;
 }
 
 TEST(DomainProperties, ACopiedFrameFailsZeroCopy) {
   FaultySubject s(FaultySubject::Fault::CopyFrames);
   Outcome o = check("zerocopy.oob", s, make_case(big_array_json(), 5, true));
   EXPECT_EQ(o.status, Outcome::Status::Fail);
-  EXPECT_EQ(o.fingerprint, "zerocopy:copied@dumps") << o.message;
+  EXPECT_EQ(o.fingerprint, "zerocopy:copied@dumps/ndarray") << o.message;
 }
 
 TEST(DomainProperties, AnArrayInBandFailsZeroCopy) {
@@ -133,14 +133,14 @@ TEST(DomainProperties, AnArrayInBandFailsZeroCopy) {
   ReferenceSubject reference;
   Outcome o = check("zerocopy.nested", reference, make_case(big_array_json(), 5, false));
   EXPECT_EQ(o.status, Outcome::Status::Fail);
-  EXPECT_EQ(o.fingerprint, "zerocopy:no-frame@dumps") << o.message;
+  EXPECT_EQ(o.fingerprint, "zerocopy:no-frame@dumps/ndarray") << o.message;
 }
 
 TEST(DomainProperties, AModuleCopyFailsModuleByReference) {
   FaultySubject s(FaultySubject::Fault::CopyModules);
   Outcome o = check("module.by-reference", s, make_case(R"({"list": [{"module": "os"}]})", 3));
   EXPECT_EQ(o.status, Outcome::Status::Fail);
-  EXPECT_EQ(o.fingerprint, "module:copy") << o.message;
+  EXPECT_EQ(o.fingerprint, "module:copy/module") << o.message;
 }
 
 }  // namespace

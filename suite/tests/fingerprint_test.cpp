@@ -94,6 +94,8 @@ TEST(Fingerprint, MismatchesNameTheKindWhereTheValuesDiffer) {
   EXPECT_EQ(refined("mismatch:kind@loads", "values differ at root.keys[0]: kind none != str",
                     R"({"dict": [[null, null]]})"),
             "mismatch:kind@loads/none->str");
+  EXPECT_EQ(refined("mismatch:kind@loads", "values differ at root: kind tuple != list", "null"),
+            "mismatch:kind@loads/tuple->list");
   // Numbers and texts differ from seed to seed; the kind does not.
   EXPECT_EQ(refined("mismatch:value@loads", "values differ at root[2]: str '\\x00' != str '\\\\u0000'",
                     "null"),
