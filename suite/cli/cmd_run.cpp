@@ -254,7 +254,7 @@ int run_gate(const RunArgs& a) {
     report.properties = pick_properties(a.properties, producers);
     shard = pick_shard(a.shard);
   } catch (const UsageError& e) {
-    std::cerr << "serialcheck run: " << e.what() << "\n";
+    std::cerr << "serialcheck: " << e.what() << " (see serialcheck run --help)\n";
     return kExitUsage;
   }
   if (a.list) {

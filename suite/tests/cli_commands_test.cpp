@@ -221,6 +221,16 @@ TEST_F(CliCommands, UsageErrorsAreOnePrefixedLine) {
   const CliRun option = run_cli("dis --frobnicate x");
   EXPECT_EQ(option.status, 2);
   expect_one_error_line(option);
+
+  // run's own checks of its arguments, after parsing, in the same format.
+  const CliRun subject = run_cli("run --no-subjects-file --subjects no-such-subject");
+  EXPECT_EQ(subject.status, 2);
+  expect_one_error_line(subject);
+  EXPECT_NE(subject.err.find("unknown subject \"no-such-subject\""), std::string::npos)
+      << subject.err;
+  const CliRun shard = run_cli("run --no-subjects-file --shard 3/2");
+  EXPECT_EQ(shard.status, 2);
+  expect_one_error_line(shard);
 }
 
 TEST_F(CliCommands, InputErrorsSayWhy) {
