@@ -1,6 +1,8 @@
 #include "harness/corpus/promote.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -17,7 +19,7 @@ constexpr const char* kOracle = "cpython";
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw PromoteError("cannot read " + path.string());
+  if (!in) throw PromoteError("cannot read " + path.string() + ": " + std::strerror(errno));
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
