@@ -239,6 +239,12 @@ TEST_F(CliCommands, InputErrorsSayWhy) {
   expect_one_error_line(missing);
   EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
 
+  const CliRun missing_case = run_cli("promote " + path("no-such-case.json"));
+  EXPECT_EQ(missing_case.status, 1);
+  expect_one_error_line(missing_case);
+  EXPECT_NE(missing_case.err.find("No such file or directory"), std::string::npos)
+      << missing_case.err;
+
   const CliRun dir = run_cli("dis '" + dir_.string() + "'");
   EXPECT_EQ(dir.status, 1);
   EXPECT_NE(dir.err.find("Is a directory"), std::string::npos) << dir.err;
