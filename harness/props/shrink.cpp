@@ -75,6 +75,22 @@ std::vector<TestCase> shrink_candidates(const TestCase& c, std::size_t limit) {
     out.push_back(inband);
   }
 
+  auto nodes = reachable(c.value);
+  // Wide containers first lose half their items: a thousand children tried
+  // one by one as the root would spend a crash's whole probe budget before
+  // the container shrank at all.
+  constexpr std::size_t kWide = 16;
+  auto halves = [&](bool wide) {
+    for (const Node* n : nodes) {
+      std::size_t count = item_count(n);
+      if (count >= 4 && (count >= kWide) == wide && !full()) {
+        out.push_back(edited(c, n, [count](Node& m) { erase_items(m, count / 2, count); }));
+        out.push_back(edited(c, n, [count](Node& m) { erase_items(m, 0, count / 2); }));
+      }
+    }
+  };
+  halves(true);
+
   // Each child that is not an atom as the new root (atoms come last).
   std::unordered_set<const Node*> seen;
   std::vector<const Node*> atoms;
@@ -87,16 +103,9 @@ std::vector<TestCase> shrink_candidates(const TestCase& c, std::size_t limit) {
     }
   }
 
-  auto nodes = reachable(c.value);
-  // Half of a container's items removed, then one item (so that wide
+  // Half of a smaller container's items removed, then one item (so that
   // containers shrink in logarithmically many steps).
-  for (const Node* n : nodes) {
-    std::size_t count = item_count(n);
-    if (count >= 4 && !full()) {
-      out.push_back(edited(c, n, [count](Node& m) { erase_items(m, count / 2, count); }));
-      out.push_back(edited(c, n, [count](Node& m) { erase_items(m, 0, count / 2); }));
-    }
-  }
+  halves(false);
   for (const Node* n : nodes) {
     std::size_t count = item_count(n);
     for (std::size_t i = 0; i < count && !full(); ++i) {

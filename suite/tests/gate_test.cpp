@@ -443,6 +443,23 @@ TEST(Shrinker, FindsTheSmallestCaseThatStillFails) {
   EXPECT_EQ(small.value->payload(), "boom!");
 }
 
+TEST(Shrinker, AWideContainerShrinksWithinACrashsProbeBudget) {
+  // A thousand strs, failing while the list holds two or more items: the
+  // runner's crash shrinker has 150 probes.
+  std::string json = R"({"list": [)";
+  for (int i = 0; i < 1000; ++i) json += (i ? ", \"k" : "\"k") + std::to_string(i) + "\"";
+  json += "]}";
+  TestCase c = make_case(json);
+  auto two_or_more = [](const TestCase& t) {
+    return t.value->kind == Kind::List && t.value->items.size() >= 2;
+  };
+  int attempts = 0;
+  TestCase small = shrink_greedily(c, two_or_more, 150, &attempts);
+  ASSERT_EQ(small.value->kind, Kind::List);
+  EXPECT_EQ(small.value->items.size(), 2u);
+  EXPECT_LT(attempts, 150);
+}
+
 TEST(Shrinker, EveryCandidateIsSmallerAndKeepsCyclesValid) {
   TestCase c = make_case(
       R"({"list": [{"id": 1, "list": [{"ref": 1}, "abc", 5]}, {"ref": 1},
