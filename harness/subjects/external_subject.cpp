@@ -688,6 +688,9 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
       message = message.substr(0, kMaxMessage) + fmt::format("... ({} bytes)", message.size());
     }
     std::replace(message.begin(), message.end(), '\n', ' ');
+    // What the testee wrote to stderr before it answered is in the pipe by
+    // now, but the answer may have been read first: take it in.
+    if (process_ && process_->owner == ::getpid()) process_->drain_stderr();
     const std::string detail = stderr_since(mark);
     if (kind == "bad-request") {
       // The stream is still in step: the testee is kept.
