@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -294,10 +297,19 @@ void Allowlist::add_text(std::string_view text, std::string_view source) {
 }
 
 void Allowlist::add_file(const std::string& path) {
+  // Every failure names its reason; a directory opens as a stream and reads
+  // as nothing, so it is refused by name.
+  auto unreadable = [&](const char* why) {
+    return AllowlistError(fmt::format("cannot read allowlist file '{}': {}", path, why));
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw unreadable(std::strerror(EISDIR));
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw AllowlistError(fmt::format("cannot read allowlist file '{}'", path));
+  if (!in) throw unreadable(errno != 0 ? std::strerror(errno) : "cannot open it");
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad()) throw unreadable(std::strerror(EIO));
   add_text(text.str(), path);
 }
 

@@ -115,6 +115,15 @@ TEST_F(CliCommands, DisAndDecodeStopWithTheSameLine) {
 
 // ---- scan -----------------------------------------------------------------------
 
+TEST_F(CliCommands, ScanNamesWhyAnAllowlistFileCannotBeRead) {
+  const std::string clean = "\x80\x02]q\x00(K\x01K\x02e."s;
+  const CliRun r =
+      run_cli("scan --allowlist " + path("missing.txt") + " " + write("a.pickle", clean));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("missing.txt': No such file or directory"), std::string::npos) << r.err;
+  expect_one_error_line(r);
+}
+
 TEST_F(CliCommands, ScanReadsEveryPickleOfAStream) {
   // [1, 2] at protocol 2, then posix.system('true'): what two pickle.dump calls write.
   const std::string clean = "\x80\x02]q\x00(K\x01K\x02e."s;

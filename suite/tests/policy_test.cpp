@@ -111,6 +111,26 @@ TEST(Allowlist, TextFormatHasCommentsAndNamesTheBadLine) {
   }
 }
 
+// A file that cannot be read says why, not only that it could not.
+TEST(Allowlist, UnreadableFileSaysWhy) {
+  const auto missing = std::filesystem::temp_directory_path() / "serialcheck-no-such-allowlist.txt";
+  std::filesystem::remove(missing);
+  Allowlist l;
+  try {
+    l.add_file(missing.string());
+    FAIL() << "read a missing file";
+  } catch (const AllowlistError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read allowlist file '" + missing.string() + "': No such file or directory");
+  }
+  try {
+    l.add_file(std::filesystem::temp_directory_path().string());
+    FAIL() << "read a directory";
+  } catch (const AllowlistError& e) {
+    EXPECT_NE(std::string(e.what()).find(": Is a directory"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Allowlist, FilesLoadAndMerge) {
   const auto path = std::filesystem::temp_directory_path() / "serialcheck-policy-test.txt";
   {
