@@ -537,6 +537,20 @@ def check_help(cli_md_text, help_, cli_md_name):
         if c not in help_.commands:
             problems.append(f"{cli_md_name}: the table of commands lists {c}, "
                             "which serialcheck --help does not")
+    intro = re.split(r"^## ", cli_md_text, flags=re.M)[0]
+    top_docs = set()
+    for block in parse_markdown("cli.md", intro)[0]:
+        if not block.lang:
+            for line in block.body:
+                if line.startswith("serialcheck "):
+                    top_docs.update(flags_in(line[len("serialcheck "):]))
+    for name, entry in sorted(help_.top_options.items()):
+        if name not in top_docs and entry["names"][-1] not in top_docs:
+            problems.append(f"{cli_md_name}: `serialcheck --help` lists {name}, which the "
+                            "synopsis at the top does not show")
+    for name in sorted(top_docs - set(help_.top_options) - {"--help", "-h"}):
+        problems.append(f"{cli_md_name}: the synopsis at the top shows {name}, which "
+                        "`serialcheck --help` does not list")
     for c in help_.commands:
         if c not in sections:
             continue
@@ -652,6 +666,9 @@ def selftest(args, help_):
         ranged = cli_md.replace("(1..10000)", "(1..20000)", 1)
         expect("cli.md stating another range", check_help(ranged, help_, real),
                "--max-size: the doc's range is 1..20000")
+        versionless = cli_md.replace("serialcheck --version\n", "", 1)
+        expect("cli.md without a top-level option", check_help(versionless, help_, real),
+               "lists --version, which the synopsis at the top")
         unnamed = cli_md.replace("## `serialcheck scan`", "## Scanning", 1)
         expect("cli.md without a section for a command", check_help(unnamed, help_, real),
                "lists the command scan, which has no")
