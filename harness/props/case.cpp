@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "reference/frames/header_json.h"
 #include "reference/value/json.h"
 
 namespace serialcheck {
@@ -130,12 +131,12 @@ Outcome outcome_from_json(const nlohmann::json& j) {
 nlohmann::json message_to_json(const Message& m) {
   nlohmann::json frames = nlohmann::json::array();
   for (const Frame& f : m.frames) frames.push_back(to_hex(f.view()));
-  return {{"header", m.header}, {"frames", std::move(frames)}};
+  return {{"header", header_to_text_json(m.header)}, {"frames", std::move(frames)}};
 }
 
 Message message_from_json(const nlohmann::json& j) {
   Message m;
-  if (j.contains("header")) m.header = j.at("header");
+  if (j.contains("header")) m.header = header_from_text_json(j.at("header"));
   const auto& frames = field(j, "frames");
   if (!frames.is_array()) throw std::runtime_error("\"frames\" is not an array");
   for (const auto& f : frames) {

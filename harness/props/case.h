@@ -64,9 +64,11 @@ struct Outcome {
 nlohmann::json outcome_to_json(const Outcome& o);
 Outcome outcome_from_json(const nlohmann::json& j);
 
-// A message as JSON: {"header": ..., "frames": ["<hex>", ...]}.
+// A message as JSON: {"header": ..., "frames": ["<hex>", ...]}, the header's
+// bytes as {"binary": "<hex>"} (reference/frames/header_json.h).
 nlohmann::json message_to_json(const Message& m);
-// The frames own their bytes. Throws std::runtime_error on bad hex.
+// The frames own their bytes. Throws std::runtime_error on bad hex. Header
+// bytes are read in both forms header_from_text_json reads.
 Message message_from_json(const nlohmann::json& j);
 
 std::string to_hex(std::string_view bytes);

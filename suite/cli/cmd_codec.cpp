@@ -14,6 +14,7 @@
 
 #include "reference/device/device.h"
 #include "reference/frames/family.h"
+#include "reference/frames/header_json.h"
 #include "reference/frames/wire.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/disasm.h"
@@ -38,30 +39,6 @@ int pickle_failure(const pickle::PickleError& e) {
 void write_stdout(std::string_view bytes) {
   std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   std::fflush(stdout);
-}
-
-// A header as readable JSON: bytes (msgpack bin) become {"binary": "<hex>"}.
-nlohmann::json displayable(const nlohmann::json& header) {
-  if (header.is_binary()) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string hex;
-    for (std::uint8_t b : header.get_binary()) {
-      hex += kHex[b >> 4];
-      hex += kHex[b & 15];
-    }
-    return {{"binary", hex}};
-  }
-  if (header.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : header) out.push_back(displayable(item));
-    return out;
-  }
-  if (header.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& [key, item] : header.items()) out[key] = displayable(item);
-    return out;
-  }
-  return header;
 }
 
 // Every line after the first indented by two spaces, for nesting pretty JSON.
@@ -111,7 +88,7 @@ int decode_message(const std::string& data, const std::vector<std::string>& allo
   } catch (const device::DeviceError& e) {
     return message_failure(e);
   }
-  const nlohmann::json header = displayable(message.header);
+  const nlohmann::json header = header_to_text_json(message.header);
   if (pretty) {
     std::cout << "{\n  \"header\": " << indented(header.dump(2))
               << ",\n  \"value\": " << indented(to_json(graph.root, true)) << "\n}\n";
