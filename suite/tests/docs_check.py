@@ -38,6 +38,7 @@ import argparse
 import copy
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -221,6 +222,15 @@ def invocations(text):
 # ---------------------------------------------------------------- examples
 
 
+def open_quote(cmd):
+    """Whether a shell command line ends inside a quoted string."""
+    try:
+        shlex.split(cmd, comments=True)
+        return False
+    except ValueError:
+        return True
+
+
 def split_example(block):
     """[(command, expected exit, [expected lines])] of a console block."""
     steps, problems = [], []
@@ -235,9 +245,9 @@ def split_example(block):
             i += 1
             continue
         cmd = line[2:]
-        while cmd.endswith("\\") and i + 1 < len(body):
+        while (cmd.endswith("\\") or open_quote(cmd)) and i + 1 < len(body):
             i += 1
-            cmd = cmd[:-1] + "\n" + body[i]
+            cmd += "\n" + body[i]  # the shell reads backslash-newline as a continuation
         code = 0
         m = re.search(r"\s#\s*exit (?:status )?(\d+)\s*$", cmd)
         if m:
@@ -624,6 +634,9 @@ def selftest(args, help_):
                run_examples([write("out.md", "```console\n$ echo one\ntwo\n```\n")], args.cli,
                             args.source),
                "printed other output")
+        expect("a command continued on the next line that fails there",
+               run_examples([write("cont.md", "```console\n$ echo one \\\n  two; exit 3\none two\n```\n")],
+                            args.cli, args.source), "exited 3, the doc says 0")
         expect("a wrong exit status",
                run_examples([write("exit.md", "```console\n$ serialcheck decode missing.pickle\n"
                                    "...\n```\n")], args.cli, args.source),
