@@ -413,8 +413,9 @@ def check_references(files, help_, tests, cli_md_name="cli.md"):
                 # command on purpose; the examples check runs it.
                 steps, _ = split_example(block)
                 text = "\n".join(cmd for cmd, code, _, _ in steps if code == 0)
-            if block.lang in ("json", "cpp", "python", "yaml", "text"):
+            if block.lang in ("json", "cpp", "python", "text"):
                 continue
+            text = re.sub(r"\\\n\s*", " ", text)  # continued lines
             for command, rest in invocations(text):
                 problems += check_invocation(block.where(), command, rest, help_)
             for m in re.finditer(r"\bctest\b[^\n]*?\s-R\s+('[^']*'|\"[^\"]*\"|\S+)", text):
@@ -656,6 +657,9 @@ def selftest(args, help_):
         expect("an unknown command",
                check_references([write("c.md", "Try `serialcheck frobnicate x`.\n")], help_, tests),
                "no such command")
+        expect("an unknown option on a continued line",
+               check_references([write("g.md", "```yaml\nrun: |\n  build/bin/serialcheck run \\\n"
+                                       "    --shards 1/3\n```\n")], help_, tests), "--shards")
         expect("an unknown option",
                check_references([write("f.md", "```\nserialcheck decode --no-such-flag F\n```\n")],
                                 help_, tests), "--no-such-flag")
