@@ -12,9 +12,8 @@ that proves the first three reject wrong documentation:
               fresh folder where `build/bin/serialcheck` and `serialcheck`
               are the command under test and `harness/` is the repository's
               (to be read only), so nothing in the repository is written.
-              A ```sh block
-              is not run; it needs a `<!-- not run: REASON -->` line right
-              above it, and the reason is printed.
+              A ```sh block is not run; it needs a `<!-- not run: REASON -->`
+              line right above it, and the reason is printed.
   references  every ctest test the docs name exists (`ctest -R X` and
               "the `X` test"), and every `serialcheck COMMAND --option` the
               docs show (code spans and code blocks) names a command and
@@ -30,8 +29,8 @@ Usage:
   docs_check.py references --cli BIN --ctest CTEST --build DIR FILE.md...
   docs_check.py help       --cli BIN --cli-md docs/cli.md
   docs_check.py selftest   --cli BIN --ctest CTEST --build DIR --source DIR
-Exit status 0 when the check passes, 1 when it finds a problem (one line
-each), 2 on a usage error. Standard library only.
+Exit status 0 when the check passes, 1 when it finds a problem (each named
+with its file and line), 2 on a usage error. Standard library only.
 """
 
 import argparse
@@ -197,7 +196,10 @@ def flags_in(text):
     return [f.split("=")[0] for f in re.findall(FLAG, text)]
 
 
-INVOCATION = re.compile(r"(?:^|[\s(`$])(?:[\w./]*/)?(serialcheck|scripts/run)(?=\s|$)(.*)$")
+# `serialcheck` where a command starts: a line's or a code span's start, after
+# a pipe, `&&`, `;`, `(`, a `$ ` prompt or YAML's `run:` (not as an argument).
+INVOCATION = re.compile(r"(?:^\s*|[|;&(]\s*|\$\s+|run:\s+)(?:[\w./]*/)?(serialcheck|scripts/run)"
+                        r"(?=\s|$)(.*)$")
 
 
 def invocations(text):
