@@ -7,6 +7,8 @@
 #include <iterator>
 
 #include "harness/corpus/corpus.h"
+#include "harness/gen/module_gen.h"
+#include "harness/props/value_tools.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
@@ -93,6 +95,22 @@ std::string layout(const nlohmann::ordered_json& j, std::size_t indent, std::siz
   return "[\n" + out + "\n" + std::string(indent, ' ') + "]";
 }
 
+// A golden vector is loaded by anyone's Python; a value that names a module
+// only the harness defines (generated ModuleType subclasses) cannot load
+// there, and renaming it would make another case. Refused, with the name.
+void refuse_harness_only_modules(const CaseRecord& record) {
+  for (const Node* n : reachable(record.test.value)) {
+    std::string_view module;
+    if (n->kind == Kind::Module) module = n->name;
+    if (n->kind == Kind::Global) module = n->payload();
+    if (!module.empty() && gen::harness_only_module(module)) {
+      throw PromoteError("the value names module " + std::string(module) +
+                         ", which only the harness defines (a generated module), so no golden "
+                         "vector user can import it; keep the case in corpus/failing");
+    }
+  }
+}
+
 constexpr std::size_t kManifestWidth = 150;  // scripts/make-golden's width for MANIFEST.json
 
 }  // namespace
@@ -117,6 +135,7 @@ PromoteResult promote_case(const std::filesystem::path& case_file,
   } catch (const std::exception& e) {
     throw PromoteError(e.what());
   }
+  refuse_harness_only_modules(record);
   auto manifest_path = golden_dir / "MANIFEST.json";
   // Ordered and laid out as the generator lays it out, so that only the new
   // entry shows in a diff.

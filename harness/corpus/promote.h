@@ -29,7 +29,8 @@ struct PromoteResult {
 };
 
 // Throws PromoteError (unreadable case, missing manifest, name already used,
-// a pickle the reference cannot decode...).
+// a value naming a module only the harness defines, a pickle the reference
+// cannot decode...).
 PromoteResult promote_case(const std::filesystem::path& case_file,
                            const std::filesystem::path& golden_dir,
                            const std::vector<SubjectFactory>& factories, double timeout_s,

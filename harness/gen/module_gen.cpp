@@ -54,6 +54,11 @@ std::span<const std::string_view> stdlib_module_names() {
   return kStdlibModules;
 }
 
+bool harness_only_module(std::string_view name) {
+  return name.substr(0, kGeneratedModulePrefix.size()) == kGeneratedModulePrefix ||
+         name == python::kModuleTypesModule;
+}
+
 rc::Gen<ModuleSpec> moduleSpec(bool allow_subclass) {
   auto stdlib = rc::gen::map(rc::gen::elementOf(kStdlibModules), [](std::string_view name) {
     return ModuleSpec{std::string(name), std::nullopt};
@@ -64,8 +69,9 @@ rc::Gen<ModuleSpec> moduleSpec(bool allow_subclass) {
       rc::gen::container<std::string>(rc::gen::elementOf(std::string("abcxyz019"))),
       [](const std::string& suffix) {
         std::string tail = suffix.empty() ? "0" : suffix;
-        return ModuleSpec{"sc_mod_" + tail, std::make_pair(std::string(python::kModuleTypesModule),
-                                                           "ScModule_" + tail)};
+        return ModuleSpec{std::string(kGeneratedModulePrefix) + tail,
+                          std::make_pair(std::string(python::kModuleTypesModule),
+                                         "ScModule_" + tail)};
       });
   return rc::gen::weightedOneOf<ModuleSpec>({{1, stdlib}, {1, generated}});
 }

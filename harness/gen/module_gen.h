@@ -35,6 +35,15 @@ struct ModuleSpec {
 // Standard-library module names whose module's __name__ is the same name.
 std::span<const std::string_view> stdlib_module_names();
 
+// The prefix of generated module names. Those modules, and the classes of
+// python::kModuleTypesModule, exist only in a process the harness set up:
+// no other Python can import them.
+inline constexpr std::string_view kGeneratedModulePrefix = "sc_mod_";
+
+// True for a module name only the harness defines: a generated module or
+// the registry of their classes.
+bool harness_only_module(std::string_view name);
+
 // `allow_subclass`: also generated names with their ModuleType subclass.
 rc::Gen<ModuleSpec> moduleSpec(bool allow_subclass = true);
 Node* build_module(const ModuleSpec& spec, Graph& graph);

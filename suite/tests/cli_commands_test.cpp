@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -240,6 +241,38 @@ TEST_F(CliCommands, UsageErrorsAreOnePrefixedLine) {
   const CliRun shard = run_cli("run --no-subjects-file --shard 3/2");
   EXPECT_EQ(shard.status, 2);
   expect_one_error_line(shard);
+}
+
+// A module case names a module only the harness defines: no golden user can
+// import it, so promote refuses it and writes nothing.
+TEST_F(CliCommands, PromoteRefusesAModuleOnlyTheHarnessDefines) {
+  const std::string manifest = R"({"cases": []})";
+  fs::create_directories(dir_ / "golden");
+  std::ofstream(dir_ / "golden" / "MANIFEST.json") << manifest;
+  const std::string case_file = write("module-case.json", R"({
+    "format": "serialcheck-case/1", "subject": "cpython", "property": "module.by-reference",
+    "fingerprint": "exception:TypeError@dumps/module", "seed": 1, "message": "m",
+    "protocol": 0, "options": {"max_protocol": 5, "out_of_band": false},
+    "failing_message": null,
+    "value": {"module": "sc_mod_0", "class": {"global": ["serialcheck_module_types", "ScModule_0"]}}})");
+  const CliRun r = run_cli("promote --no-subjects-file --golden " + path("golden") + " " + case_file);
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("module sc_mod_0, which only the harness defines"), std::string::npos)
+      << r.err;
+  std::ifstream in(dir_ / "golden" / "MANIFEST.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), manifest);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "golden"), fs::directory_iterator{}), 1);
+
+  // A module any Python imports is promoted.
+  const std::string stdlib_case = write("stdlib-case.json", R"({
+    "format": "serialcheck-case/1", "subject": "cpython", "property": "module.by-reference",
+    "fingerprint": "exception:TypeError@dumps/module", "seed": 1, "message": "m",
+    "protocol": 0, "options": {"max_protocol": 5, "out_of_band": false},
+    "failing_message": null, "value": {"module": "json"}})");
+  const CliRun ok =
+      run_cli("promote --no-subjects-file --golden " + path("golden") + " " + stdlib_case);
+  EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
 TEST_F(CliCommands, InputErrorsSayWhy) {
