@@ -637,6 +637,10 @@ def selftest(args, help_):
                run_examples([write("out.md", "```console\n$ echo one\ntwo\n```\n")], args.cli,
                             args.source),
                "printed other output")
+        expect("output that a `...` line does not cover",
+               run_examples([write("wild.md", "```console\n$ printf 'one\\ntwo\\nfour\\n'\none\n"
+                                   "...\nthree\n```\n")], args.cli, args.source),
+               "printed other output")
         expect("a command continued on the next line that fails there",
                run_examples([write("cont.md", "```console\n$ echo one \\\n  two; exit 3\none two\n```\n")],
                             args.cli, args.source), "exited 3, the doc says 0")
@@ -662,6 +666,9 @@ def selftest(args, help_):
         expect("an unknown option on a continued line",
                check_references([write("g.md", "```yaml\nrun: |\n  build/bin/serialcheck run \\\n"
                                        "    --shards 1/3\n```\n")], help_, tests), "--shards")
+        expect("an option cli.md's section of a command names in its prose that --help lacks",
+               check_references([write("cli.md", "## `serialcheck decode`\n\nUse `--frob N`.\n")],
+                                help_, tests), "whose --help lists no --frob")
         expect("an unknown option",
                check_references([write("f.md", "```\nserialcheck decode --no-such-flag F\n```\n")],
                                 help_, tests), "--no-such-flag")
@@ -671,26 +678,31 @@ def selftest(args, help_):
             cli_md = f.read()
         if check_help(cli_md, help_, real):
             failures.append("docs/cli.md does not agree with --help (run the help check)")
-        dropped = re.sub(r"^\| `--max-memo N` \|.*\n", "", cli_md, count=1, flags=re.M)
-        dropped = dropped.replace("[--max-memo N] ", "")
-        expect("cli.md missing an option --help lists",
-               check_help(dropped, help_, real), "lists --max-memo, which the section of `serialcheck dis`")
-        extra = cli_md.replace("| `--cases N` | 100 |", "| `--cases N` | 100 |", 1).replace(
-            "| `--no-save` | |", "| `--no-save` | |\n| `--frobnicate` | | made up |", 1)
-        expect("cli.md documenting an option --help lacks", check_help(extra, help_, real),
-               "documents --frobnicate")
-        wrong = cli_md.replace("| `--cases N` | 100 |", "| `--cases N` | 250 |", 1)
-        expect("cli.md stating another default", check_help(wrong, help_, real),
-               "--cases: the doc's default is 250, --help says 100")
-        ranged = cli_md.replace("(1..10000)", "(1..20000)", 1)
-        expect("cli.md stating another range", check_help(ranged, help_, real),
-               "--max-size: the doc's range is 1..20000")
-        versionless = cli_md.replace("serialcheck --version\n", "", 1)
-        expect("cli.md without a top-level option", check_help(versionless, help_, real),
-               "lists --version, which the synopsis at the top")
-        unnamed = cli_md.replace("## `serialcheck scan`", "## Scanning", 1)
-        expect("cli.md without a section for a command", check_help(unnamed, help_, real),
-               "lists the command scan, which has no")
+        def planted(old, new):
+            """cli.md with one mistake; None (and a failure) when the text to
+            change is gone, so that this test is updated with cli.md."""
+            if old not in cli_md:
+                failures.append(f"docs/cli.md no longer holds {old!r}: plant the mistake elsewhere")
+                return None
+            return cli_md.replace(old, new, 1)
+
+        for what, old, new, needle in [
+            ("cli.md missing an option --help lists", "[--max-memo N] ", "",
+             "lists --max-memo, which the section of `serialcheck dis`"),
+            ("cli.md documenting an option --help lacks", "| `--no-save` | |",
+             "| `--no-save` | |\n| `--frobnicate` | | made up |", "documents --frobnicate"),
+            ("cli.md stating another default", "| `--cases N` | 100 |", "| `--cases N` | 250 |",
+             "--cases: the doc's default is 250, --help says 100"),
+            ("cli.md stating another range", "(1..10000)", "(1..20000)",
+             "--max-size: the doc's range is 1..20000"),
+            ("cli.md without a top-level option", "serialcheck --version\n", "",
+             "lists --version, which the synopsis at the top"),
+            ("cli.md without a section for a command", "## `serialcheck scan`", "## Scanning",
+             "lists the command scan, which has no"),
+        ]:
+            text = planted(old, new)
+            if text is not None:
+                expect(what, check_help(text, help_, real), needle)
         broken = copy.copy(help_)
         broken.text = dict(help_.text)
         broken.text["decode"] += "\nSee docs/no-such-page.md.\n"
