@@ -131,6 +131,8 @@ def compare_test(script, work):
         md = f.read()
     check("No regressions." in md, "perf.md: uniform slowdown reported as a regression")
     check("0 slower" in proc.stdout, "stdout has no comparison summary: " + proc.stdout)
+    check(rows["loads/pyperf_dict/ext"]["external"]
+          and not rows["loads/pyperf_dict/reference"]["external"], "external subjects not marked")
 
     # Negative control: only the reference's dumps doubles.
     out = os.path.join(work, "one")
@@ -147,6 +149,15 @@ def compare_test(script, work):
     with open(os.path.join(out, "perf.md")) as f:
         md = f.read()
     check("| dumps/pyperf_dict/reference | cpython |" in md, "perf.md does not list the regression")
+
+    # An external subject slower: flagged, and marked as timed in its own process.
+    out = os.path.join(work, "external")
+    ext = scaled(base, 2.0, only="loads/pyperf_dict/ext/manual_time")
+    proc = run_plot_bench(script, write(os.path.join(work, "ext.json"), ext), out, old)
+    check("1 slower (1 of them external subjects)" in proc.stdout, "external: " + proc.stdout)
+    with open(os.path.join(out, "perf.md")) as f:
+        check("| loads/pyperf_dict/ext (external) | cpython |" in f.read(),
+              "perf.md does not mark an external subject's regression")
 
     # A compare file that is not a bench.json: one line, exit 2, nothing written.
     out = os.path.join(work, "bad")
