@@ -292,23 +292,40 @@ Outcome zero_copy(Subject& subject, const TestCase& c, PropertyEnv&) {
 
 // ---- zerocopy.device ----------------------------------------------------------------
 
-// A property of the reference's families alone, at protocol 5; other
-// subjects skip it with `why_not`.
-Applicability reference_only(Subject& subject, CaseDomain domain, const char* why_not) {
+// A property of the serialization families: it runs on the subject's own
+// family registry (Subject::family_registry), at protocol 5, and needs
+// `family` in it; other subjects skip it.
+Applicability families_apply(Subject& subject, CaseDomain domain, const char* family) {
   Applicability a;
   a.plan = domain_plan(domain, subject.capabilities());
   a.plan.min_protocol = a.plan.max_protocol = 5;
-  if (!is_reference(subject)) a.skip_reason = why_not;
+  const families::FamilyRegistry* registry = subject.family_registry();
+  if (registry == nullptr) {
+    a.skip_reason =
+        "has no serialization families in this process for the harness to call (only the "
+        "reference and its mutants do)";
+  } else if (registry->find(family) == nullptr) {
+    a.skip_reason = fmt::format("its families have no \"{}\" family", family);
+  }
   return a;
 }
 
 Applicability device_applies(Subject& subject) {
-  return reference_only(subject, CaseDomain::DeviceBuffers,
-                        "device buffers live on the reference's simulated device; the subject "
-                        "has no device to hold them");
+  return families_apply(subject, CaseDomain::DeviceBuffers, "cuda");
 }
 
-Outcome zero_copy_device(Subject&, const TestCase& c, PropertyEnv&) {
+// failed_with() for a message with device frames, which the case report
+// holds as host bytes: read back with counted copies, after the counters
+// were read.
+Outcome failed_with_host_frames(Outcome o, const Message& m) {
+  Message host;
+  host.header = m.header;
+  for (const Frame& f : m.frames) host.frames.push_back(to_host(f));
+  return failed_with(std::move(o), host);
+}
+
+Outcome zero_copy_device(Subject& subject, const TestCase& c, PropertyEnv&) {
+  const families::FamilyRegistry& registry = *subject.family_registry();
   std::vector<const Node*> buffers;
   for (const Node* n : reachable(c.value)) {
     if (n->kind == Kind::DeviceBuffer && n->device) buffers.push_back(n);
@@ -318,13 +335,13 @@ Outcome zero_copy_device(Subject&, const TestCase& c, PropertyEnv&) {
   const device::CopyCounters before = dev.counters();
   families::SerializeOptions so;
   so.serializers = {"cuda", "dask", "pickle"};
-  Message m = families::serialize(c.value, so);
+  Message m = families::serialize(c.value, so, registry);
   Graph graph;
-  Node* back = families::deserialize(m, graph);
+  Node* back = families::deserialize(m, graph, {}, registry);
   const device::CopyCounters after = dev.counters();
   if (after.host_to_device != before.host_to_device ||
       after.device_to_host != before.device_to_host) {
-    return failed_with(
+    return failed_with_host_frames(
         Outcome::fail("zerocopy:device-copy",
                       fmt::format("serialize then deserialize copied {} time(s) device->host and "
                                   "{} time(s) host->device",
@@ -333,15 +350,17 @@ Outcome zero_copy_device(Subject&, const TestCase& c, PropertyEnv&) {
         m);
   }
   if (auto copied = families::copied_on_deserialize(back, m); !copied.empty()) {
-    return failed_with(Outcome::fail("zerocopy:copied@loads",
-                                     "a loaded device buffer is not the frame's allocation"),
-                       m);
+    return failed_with_host_frames(
+        Outcome::fail("zerocopy:copied@loads",
+                      "a loaded device buffer is not the frame's allocation"),
+        m);
   }
   Difference d;
   EqualOptions loose;
   loose.immutable_sharing = false;
   if (!same_value(c.value, back, false, &d, loose)) {
-    return failed_with(mismatch_outcome(d, "", c.value, back, "serialized", "deserialized"), m);
+    return failed_with_host_frames(
+        mismatch_outcome(d, "", c.value, back, "serialized", "deserialized"), m);
   }
   return Outcome::pass();
 }
@@ -470,20 +489,21 @@ Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
 // ---- protocol.negotiated -------------------------------------------------------------
 
 Applicability negotiated_applies(Subject& subject) {
-  Applicability a = reference_only(
-      subject, CaseDomain::NestedArrays,
-      "takes no peer protocol to negotiate down to (distributed's serialize() always writes its "
-      "own highest; the picklers write the protocol they are given)");
+  // Negotiation is an option of the families' serialize(), which Python
+  // subjects do not expose (distributed's serialize() always writes its own
+  // highest protocol; the picklers write the protocol they are given).
+  Applicability a = families_apply(subject, CaseDomain::NestedArrays, "pickle");
   a.plan.lower_loader = true;  // the peer's highest protocol, 0 to 4
   return a;
 }
 
-Outcome negotiated(Subject&, const TestCase& c, PropertyEnv&) {
+Outcome negotiated(Subject& subject, const TestCase& c, PropertyEnv&) {
+  const families::FamilyRegistry& registry = *subject.family_registry();
   const int peer = c.max_protocol;
   families::SerializeOptions so;
   so.serializers = {"pickle"};
   so.peer_max_protocol = peer;
-  Message m = families::serialize(c.value, so);
+  Message m = families::serialize(c.value, so, registry);
   if (m.header.value("pickle-protocol", -1) != peer) {
     return failed_with(Outcome::fail("negotiate:header",
                                      fmt::format("the header records protocol {}, the peer "
@@ -510,7 +530,7 @@ Outcome negotiated(Subject&, const TestCase& c, PropertyEnv&) {
   families::DeserializeOptions lo;
   lo.max_protocol = peer;
   Graph graph;
-  Node* back = families::deserialize(m, graph, lo);
+  Node* back = families::deserialize(m, graph, lo, registry);
   Difference d;
   if (!same_value(c.value, back, false, &d)) {
     return failed_with(mismatch_outcome(d, "peer", c.value, back, "serialized", "loaded by peer"),
@@ -522,9 +542,7 @@ Outcome negotiated(Subject&, const TestCase& c, PropertyEnv&) {
 // ---- wire.distributed ---------------------------------------------------------------
 
 Applicability wire_applies(Subject& subject, PropertyEnv& env) {
-  Applicability a =
-      reference_only(subject, CaseDomain::Wire,
-                     "checks the reference's messages against distributed (run on the reference)");
+  Applicability a = families_apply(subject, CaseDomain::Wire, "pickle");
   a.plan.python_safe = true;
   if (!a.skip_reason.empty()) return a;
   std::string why;
@@ -534,25 +552,100 @@ Applicability wire_applies(Subject& subject, PropertyEnv& env) {
   return a;
 }
 
-Outcome wire_distributed(Subject&, const TestCase& c, PropertyEnv& env) {
-  Subject* dist = env.subject(kDistributed, nullptr);
-  if (dist == nullptr) return Outcome::discard("the distributed subject is not available");
-  EqualOptions numpy_view;
-  numpy_view.tensor_layout = false;  // distributed sends a tensor as its numpy view
-  numpy_view.immutable_sharing = false;
-  // The reference's message loads in distributed.
-  Message ours = families::serialize(c.value, {});
+// The same message as a transport may hand it over: the same bytes, with
+// each host frame's writability flipped (distributed's TCP comm gives
+// writable frames whatever the sender had; other comms give the sender's
+// read-only bytes). Only the header says which buffers were writable.
+Message with_writability_flipped(const Message& m) {
+  Message out;
+  out.header = m.header;
+  for (const Frame& f : m.frames) {
+    out.frames.push_back(f.on_device() ? f : Frame::owned(std::string(f.view()), !f.readonly));
+  }
+  return out;
+}
+
+// The first array or pickle buffer whose writability differs between two
+// loads of one message (`a` from the frames as written, `b` from them
+// flipped), or "".
+std::string writability_difference(const Node* a, const Node* b) {
+  const std::vector<const Node*> ra = reachable(a);
+  const std::vector<const Node*> rb = reachable(b);
+  for (std::size_t i = 0; i < ra.size() && i < rb.size(); ++i) {
+    const Node* x = ra[i];
+    const Node* y = rb[i];
+    if (x->kind != y->kind) return {};  // not the same shape: equality says so
+    auto loads = [](bool writable) { return writable ? "writable" : "read-only"; };
+    if (x->kind == Kind::NDArray && x->array && y->array &&
+        x->array->writeable != y->array->writeable) {
+      return fmt::format(
+          "a {} array of shape ({}) loads {} from the frames as written and {} from the same "
+          "frames with their writability flipped: the header does not say which buffers are "
+          "writable",
+          x->array->dtype, fmt::join(x->array->shape, ", "), loads(x->array->writeable),
+          loads(y->array->writeable));
+    }
+    if (x->kind == Kind::PickleBuffer && x->flag != y->flag) {
+      return fmt::format(
+          "a pickle buffer of {} bytes loads {} from the frames as written and {} from the same "
+          "frames with their writability flipped: the header does not say which buffers are "
+          "writable",
+          x->payload().size(), loads(!x->flag), loads(!y->flag));
+    }
+  }
+  return {};
+}
+
+// `ours` loads in distributed to the original value, and the writability
+// of its buffers comes from the header, not from how the frames arrive.
+Outcome loads_in_distributed(Subject& dist, const TestCase& c, const Message& ours,
+                             const EqualOptions& numpy_view) {
   Outcome failed;
   Graph g1;
-  Node* back = loads_step(*dist, ours, g1, 5, "distributed-loads", failed);
+  Node* back = loads_step(dist, ours, g1, 5, "distributed-loads", failed);
   if (back == nullptr) return failed;
   Difference d;
   if (!same_value(c.value, back, true, &d, numpy_view)) {
     return failed_with(mismatch_outcome(d, "distributed-loads", c.value, back,
-                                        "serialized by the reference", "loaded by distributed"),
+                                        "serialized by the subject", "loaded by distributed"),
                        ours);
   }
-  // distributed's message loads in the reference.
+  const Message flipped = with_writability_flipped(ours);
+  Graph g2;
+  Node* again = loads_step(dist, flipped, g2, 5, "distributed-loads", failed);
+  if (again == nullptr) return failed;
+  if (!same_value(back, again, true, &d, numpy_view)) {
+    return failed_with(
+        mismatch_outcome(d, "distributed-loads", back, again, "loaded from the frames as written",
+                         "loaded from the frames with writability flipped"),
+        ours);
+  }
+  if (std::string w = writability_difference(back, again); !w.empty()) {
+    return failed_with(Outcome::fail("wire:writeable@distributed-loads", w), ours);
+  }
+  return Outcome::pass();
+}
+
+Outcome wire_distributed(Subject& subject, const TestCase& c, PropertyEnv& env) {
+  Subject* dist = env.subject(kDistributed, nullptr);
+  if (dist == nullptr) return Outcome::discard("the distributed subject is not available");
+  const families::FamilyRegistry& registry = *subject.family_registry();
+  EqualOptions numpy_view;
+  numpy_view.tensor_layout = false;  // distributed sends a tensor as its numpy view
+  numpy_view.immutable_sharing = false;
+  // The subject's messages load in distributed: with the default families
+  // (dask, then pickle), and with the pickle family alone (distributed's
+  // serialize(x, serializers=["pickle"])), whose header says which
+  // out-of-band buffers are writable.
+  for (const std::vector<std::string>& serializers :
+       {std::vector<std::string>{"dask", "pickle"}, std::vector<std::string>{"pickle"}}) {
+    families::SerializeOptions so;
+    so.serializers = serializers;
+    Message ours = families::serialize(c.value, so, registry);
+    if (Outcome o = loads_in_distributed(*dist, c, ours, numpy_view); o.failed()) return o;
+  }
+  // distributed's message loads in the subject.
+  Outcome failed;
   TestCase dc = c;
   dc.out_of_band = true;
   auto theirs = dumps_step(*dist, dc, "distributed-dumps", failed);
@@ -571,13 +664,14 @@ Outcome wire_distributed(Subject&, const TestCase& c, PropertyEnv& env) {
   Graph g2;
   Node* ours_back = nullptr;
   try {
-    ours_back = families::deserialize(*theirs, g2);
+    ours_back = families::deserialize(*theirs, g2, {}, registry);
   } catch (const std::exception& e) {
     return failed_with(exception_outcome(e, "reference-loads"), *theirs);
   }
+  Difference d;
   if (!same_value(theirs_back, ours_back, true, &d, numpy_view)) {
     return failed_with(mismatch_outcome(d, "reference-loads", theirs_back, ours_back,
-                                        "loaded by distributed", "loaded by the reference"),
+                                        "loaded by distributed", "loaded by the subject"),
                        *theirs);
   }
   return Outcome::pass();
@@ -622,8 +716,9 @@ void add_domain_properties(std::vector<GateProperty>& out) {
                  "buffers in band, and record it",
                  [](Subject& s, PropertyEnv&) { return negotiated_applies(s); }, negotiated});
   out.push_back({"wire.distributed",
-                 "the reference's messages load in distributed, and distributed's in the "
-                 "reference, to equal values",
+                 "the subject's family messages load in distributed, and distributed's in the "
+                 "subject's families, to equal values; the header decides which buffers are "
+                 "writable",
                  wire_applies, wire_distributed});
 }
 

@@ -75,6 +75,9 @@ class RecordingSubject : public Subject {
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override {
     return inner_.loads(message, graph, options);
   }
+  const families::FamilyRegistry* family_registry() const override {
+    return inner_.family_registry();
+  }
 
  private:
   std::unique_ptr<Subject> owned_;

@@ -7,7 +7,9 @@
 
 #include "harness/props/value_tools.h"
 #include "harness/subjects/reference_subject.h"
+#include "reference/device/device.h"
 #include "reference/frames/family.h"
+#include "reference/pickle/encoder.h"
 
 namespace serialcheck {
 namespace {
@@ -43,22 +45,25 @@ const std::vector<NegativeControl> kControls = {
      "sends buffers out of band only when the value, or a collection's first item, is an array "
      "(dask's old walk)",
      "zerocopy:no-frame@dumps"},
+    {"zerocopy.device", "cuda-through-host", Role::Subject, "",
+     "its cuda family stages every device buffer through host memory (one device-to-host and "
+     "one host-to-device copy)",
+     "zerocopy:device-copy"},
     {"header.sub-header-intact", "clobbers-sub-header", Role::Subject, "",
      "the tensor serializer writes its own \"type\" into the array's header it nests",
      "header:sub-header-changed"},
+    {"protocol.negotiated", "ignores-peer-protocol", Role::Subject, "",
+     "its pickle family records the negotiated protocol but writes the pickle at its own "
+     "(protocol 5 to a peer that reads up to 4)",
+     "negotiate:protocol"},
     {"wire.distributed", "distributed-drops-grad", Role::Peer, "distributed",
      "a distributed stand-in that loads tensors without their grad", "mismatch:"},
+    {"wire.distributed", "drops-writeable", Role::Subject, "",
+     "its pickle family leaves \"writeable\" out of the header, so a loader takes the buffers' "
+     "writability from however the frames arrive",
+     "wire:writeable@distributed-loads"},
     {"cross.matrix/*", "negates-ints", Role::Subject, "",
      "as for cross.load: reads every int of another producer's pickle negated", "mismatch:"},
-};
-
-const std::vector<UncontrolledProperty> kUncontrolled = {
-    {"zerocopy.device",
-     "checks the reference's builtin cuda family on the simulated device whatever the subject; "
-     "no subject can change what it serializes"},
-    {"protocol.negotiated",
-     "checks the reference's builtin pickle family whatever the subject; no subject can change "
-     "what it serializes"},
 };
 
 // ---- graph surgery on values the mutant owns -------------------------------------
@@ -119,17 +124,100 @@ Message with_owned_frames(Message m) {
   return m;
 }
 
+// ---- families with one bug ---------------------------------------------------------
+
+// The builtin cuda family, except that each device buffer is staged through
+// host memory: downloaded, then uploaded again as a new allocation.
+families::Family cuda_through_host() {
+  families::Family f = families::cuda_family();
+  f.dumps = [inner = f.dumps](const Node& value,
+                              families::DumpContext& ctx) -> std::optional<Message> {
+    std::optional<Message> m = inner(value, ctx);
+    if (!m || m->frames.size() != 1 || !m->frames[0].on_device()) return m;
+    const device::Buffer& buffer = *m->frames[0].device_buffer;
+    const std::string staged = buffer.device().download(buffer);
+    m->frames[0] = Frame::device_view(
+        buffer.device().upload(
+            {reinterpret_cast<const std::uint8_t*>(staged.data()), staged.size()}),
+        false);
+    return m;
+  };
+  return f;
+}
+
+// A pickle family that writes the pickle at this side's protocol whatever
+// the peer reads, while recording the negotiated one.
+families::Family ignores_peer_protocol() {
+  families::Family f = families::pickle_family();
+  f.dumps = [](const Node& value, families::DumpContext& ctx) -> std::optional<Message> {
+    pickle::EncodeOptions options;
+    options.protocol = ctx.options().protocol;
+    std::vector<Frame> buffers;
+    nlohmann::json writeable = nlohmann::json::array();
+    if (options.protocol >= 5 && ctx.options().out_of_band) {
+      options.buffer_callback = [&](const Node& buffer) {
+        const auto payload = buffer.payload();
+        buffers.push_back(Frame::borrowed_view(payload.data(), payload.size(), buffer.flag));
+        writeable.push_back(!buffer.flag);
+        return false;
+      };
+    }
+    Message m;
+    m.frames.push_back(Frame::owned(pickle::encode(&value, options).bytes));
+    for (Frame& b : buffers) m.frames.push_back(std::move(b));
+    m.header = {{"serializer", "pickle"},
+                {"writeable", std::move(writeable)},
+                {"pickle-protocol", ctx.pickle_protocol()}};
+    return m;
+  };
+  return f;
+}
+
+// The builtin pickle family without "writeable" in its header.
+families::Family drops_writeable() {
+  families::Family f = families::pickle_family();
+  f.dumps = [inner = f.dumps](const Node& value,
+                              families::DumpContext& ctx) -> std::optional<Message> {
+    std::optional<Message> m = inner(value, ctx);
+    if (m) m->header.erase("writeable");
+    return m;
+  };
+  return f;
+}
+
+// The registry of a mutant whose bug lives in one of its families, or
+// nullptr for the others.
+std::unique_ptr<families::FamilyRegistry> family_mutant(std::string_view bug) {
+  auto registry =
+      std::make_unique<families::FamilyRegistry>(families::FamilyRegistry::with_builtin());
+  if (bug == "cuda-through-host") {
+    registry->add(cuda_through_host());
+  } else if (bug == "ignores-peer-protocol") {
+    registry->add(ignores_peer_protocol());
+  } else if (bug == "drops-writeable") {
+    registry->add(drops_writeable());
+  } else {
+    return nullptr;
+  }
+  return registry;
+}
+
 class Mutant : public ReferenceSubject {
  public:
-  Mutant(std::string name, std::string_view bug) : name_(std::move(name)), bug_(bug) {}
+  Mutant(std::string name, std::string_view bug)
+      : name_(std::move(name)), bug_(bug), registry_(family_mutant(bug)) {}
   std::string name() const override { return name_; }
+  // A family mutant's families; the others keep the reference's own.
+  const families::FamilyRegistry* family_registry() const override {
+    return registry_ ? registry_.get() : ReferenceSubject::family_registry();
+  }
 
   Capabilities capabilities() const override {
     Capabilities c = ReferenceSubject::capabilities();
     // The reference's own codec only where the property asks how it copies.
     c.native_codec = is("copies-buffers") || is("first-item-only");
     c.cpython_bytes = is("drops-frame");
-    if (is("clobbers-sub-header") || is("distributed-drops-grad")) {
+    if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
       c.families = {"dask", "pickle"};
       c.pickle_format = false;
       c.limit_loader = false;
@@ -138,11 +226,11 @@ class Mutant : public ReferenceSubject {
   }
 
   Message dumps(const Node* value, const DumpOptions& options) override {
-    if (is("clobbers-sub-header") || is("distributed-drops-grad")) {
+    if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
       families::SerializeOptions so;
       so.protocol = options.protocol;
       so.out_of_band = options.out_of_band || is("distributed-drops-grad");
-      Message m = families::serialize(value, so);
+      Message m = families::serialize(value, so, *family_registry());
       if (is("clobbers-sub-header")) clobber(m.header);
       return m;
     }
@@ -174,8 +262,8 @@ class Mutant : public ReferenceSubject {
   }
 
   Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
-    if (is("clobbers-sub-header") || is("distributed-drops-grad")) {
-      Node* root = families::deserialize(m, graph);
+    if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
+      Node* root = families::deserialize(m, graph, {}, *family_registry());
       if (is("distributed-drops-grad")) drop_grads(root);
       return root;
     }
@@ -231,6 +319,7 @@ class Mutant : public ReferenceSubject {
 
   std::string name_;
   std::string_view bug_;
+  std::unique_ptr<families::FamilyRegistry> registry_;
   std::string last_frame0_;
 };
 
@@ -238,10 +327,6 @@ class Mutant : public ReferenceSubject {
 
 const std::vector<NegativeControl>& negative_controls() {
   return kControls;
-}
-
-const std::vector<UncontrolledProperty>& uncontrolled_properties() {
-  return kUncontrolled;
 }
 
 const NegativeControl* find_negative_control(std::string_view property_id) {
@@ -254,11 +339,17 @@ const NegativeControl* find_negative_control(std::string_view property_id) {
 }
 
 std::string negative_control_for(std::string_view property_id) {
-  const NegativeControl* c = find_negative_control(property_id);
-  if (c == nullptr) return {};
-  std::string out(c->mutant);
-  if (c->role == Role::Peer) out += " (as " + std::string(c->peer) + ")";
-  return out + ": " + std::string(c->bug);
+  const NegativeControl* first = find_negative_control(property_id);
+  if (first == nullptr) return {};
+  std::string out;
+  for (const NegativeControl& c : kControls) {
+    if (c.property != first->property) continue;
+    if (!out.empty()) out += "; ";
+    out += c.mutant;
+    if (c.role == Role::Peer) out += " (as " + std::string(c.peer) + ")";
+    out += ": " + std::string(c.bug);
+  }
+  return out;
 }
 
 std::unique_ptr<Subject> make_mutant_subject(std::string_view mutant, std::string name) {

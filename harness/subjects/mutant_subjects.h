@@ -9,7 +9,9 @@
 // A control either is the subject under test (role Subject) or stands in
 // for one of the helper subjects the property consults (role Peer: the
 // property runs on the honest reference and finds the broken peer through
-// PropertyEnv under `peer`).
+// PropertyEnv under `peer`). A mutant whose bug lives in one of the
+// serialization families supplies its own family registry
+// (Subject::family_registry), which the family properties use.
 #pragma once
 
 #include <memory>
@@ -32,22 +34,16 @@ struct NegativeControl {
   std::string_view fingerprint_prefix;
 };
 
-// One row per gate property that has a control, in the order of the matrix.
+// At least one row for every gate property (a property with several bugs to
+// catch has a row for each), in the order of the matrix.
 const std::vector<NegativeControl>& negative_controls();
 
-// Gate properties no mutant subject can reach, each with the reason: they
-// check the reference's builtin families directly, whatever the subject.
-struct UncontrolledProperty {
-  std::string_view property;
-  std::string_view reason;
-};
-const std::vector<UncontrolledProperty>& uncontrolled_properties();
-
-// The control row of a property id ("cross.matrix/<producer>" finds the
-// cross.matrix row), or nullptr.
+// The first control row of a property id ("cross.matrix/<producer>" finds
+// the cross.matrix row), or nullptr.
 const NegativeControl* find_negative_control(std::string_view property_id);
 
-// "<mutant>: <bug>" for a property proven against a control; "" when none.
+// "<mutant>: <bug>" for each control of the property, joined by "; "; ""
+// for an id that has none.
 std::string negative_control_for(std::string_view property_id);
 
 // The mutant of that name (every `mutant` of negative_controls()), named

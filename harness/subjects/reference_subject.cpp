@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/frames/family.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
@@ -90,6 +91,10 @@ Node* ReferenceSubject::loads(const Message& message, Graph& graph, const LoadOp
   } catch (const pickle::PickleError& e) {
     throw to_subject_error(e);
   }
+}
+
+const families::FamilyRegistry* ReferenceSubject::family_registry() const {
+  return &families::FamilyRegistry::builtin();
 }
 
 }  // namespace serialcheck

@@ -21,6 +21,8 @@ class ReferenceSubject : public Subject {
   // "unsupported-protocol" naming both protocols). PickleBuffer nodes of the
   // result borrow the message's frames, which must outlive `graph`.
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override;
+  // The builtin families (families::FamilyRegistry::builtin()).
+  const families::FamilyRegistry* family_registry() const override;
 };
 
 }  // namespace serialcheck

@@ -17,6 +17,10 @@
 
 namespace serialcheck {
 
+namespace families {
+class FamilyRegistry;
+}
+
 // The distinctions a subject may declare lost (docs/testee-protocol.md,
 // "Fidelity"); relax_value() (harness/props/value_tools.h) erases each.
 inline constexpr std::array<std::string_view, 10> kFidelityNames = {
@@ -105,6 +109,12 @@ class Subject {
   // Who the subject is beyond its name, for reports: an external testee's
   // "name version (implementation)"; empty for built-in subjects.
   virtual std::string description() const { return {}; }
+  // The serialization families (docs/families.md) this subject serializes
+  // with in this process, or nullptr when it has none here. The properties
+  // of the families (zerocopy.device, protocol.negotiated, wire.distributed)
+  // run families::serialize() and deserialize() with this registry, so they
+  // test the subject's families; a subject without one skips them.
+  virtual const families::FamilyRegistry* family_registry() const { return nullptr; }
 };
 
 }  // namespace serialcheck

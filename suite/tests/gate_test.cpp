@@ -688,6 +688,23 @@ TEST(Isolation, AHangIsAFailedTimeoutNotAStuckRun) {
   EXPECT_TRUE(has_dict) << c.minimal_case.dump();
 }
 
+// The family properties reach the reference's families through the worker,
+// which wraps the reference to record its coverage.
+TEST(Isolation, FamilyPropertiesRunOnTheReferenceInAWorker) {
+  RunOptions o;
+  o.factories = test_factories(MisbehavingSubject::Mode::Abort);
+  o.cells = {{"reference", "zerocopy.device"}, {"reference", "protocol.negotiated"}};
+  o.cases = 10;
+  o.seed = 3;
+  o.jobs = 1;
+  o.case_timeout_s = 60;
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 2u);
+  for (const CellResult& c : out.cells) {
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.property << ": " << c.skip_reason << c.message;
+  }
+}
+
 TEST(Isolation, ProbesReportCrashesOutcomesAndSkips) {
   auto factories = test_factories(MisbehavingSubject::Mode::Abort);
   TestCase crash = make_case(R"({"list": [1, 2]})");
