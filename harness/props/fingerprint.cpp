@@ -43,6 +43,59 @@ std::string_view next_word(std::string_view text, std::size_t& at) {
   return text.substr(start, at - start);
 }
 
+// The shape of a RecursionError names where the limit was hit ("in
+// comparison", "while calling a Python object"), which depends on how deep
+// the drawn value is, not on why the recursion never ends.
+constexpr std::string_view kRecursionShape = "maximum-recursion-depth-exceeded";
+
+// The shape of a missing reduction: Python's default reduction fails with
+// "cannot pickle 'T' object" at protocol 2 and later.
+constexpr std::string_view kNoReductionShape = "cannot-pickle-q-object";
+
+// Class names the value holds: the last part of every global's qualname
+// (a module's ModuleType subclass, an object's class).
+bool names_a_class_of(const Node* root, std::string_view name) {
+  for (const Node* n : reachable(root)) {
+    if (n->kind != Kind::Global) continue;
+    std::string_view qualname = n->name;
+    if (std::size_t dot = qualname.rfind('.'); dot != std::string_view::npos) {
+      qualname.remove_prefix(dot + 1);
+    }
+    if (qualname == name) return true;
+  }
+  return false;
+}
+
+// At protocols 0 and 1 the same missing reduction reads otherwise:
+// copyreg._reduce_ex calls the object's nearest built-in base with the
+// object itself, so the base's constructor rejects it by its type:
+// "module() argument 'name' must be str, not ScModule_0". True for a
+// TypeError at a dumps stage whose message is such an argument error naming
+// a class the value holds.
+bool default_reduction_failure(const std::string& base, std::string_view message,
+                               const TestCase& c) {
+  if (base.rfind("exception:TypeError@", 0) != 0 || base.find("dumps") == std::string::npos ||
+      c.protocol >= 2) {
+    return false;
+  }
+  if (std::size_t r = message.find(" raised TypeError: "); r != std::string_view::npos) {
+    message.remove_prefix(r + 19);
+  }
+  const std::size_t call = message.find("() argument ");
+  const std::size_t must = message.find(" must be ", call == std::string_view::npos ? 0 : call);
+  const std::size_t not_at = message.rfind(", not ");
+  if (call == std::string_view::npos || must == std::string_view::npos ||
+      not_at == std::string_view::npos || not_at < must) {
+    return false;
+  }
+  std::string_view type = message.substr(not_at + 6);
+  if (type.size() >= 2 && (type.front() == '\'' || type.front() == '"') &&
+      type.back() == type.front()) {
+    type = type.substr(1, type.size() - 2);
+  }
+  return !type.empty() && names_a_class_of(c.value, type);
+}
+
 }  // namespace
 
 std::string dtype_family(std::string_view d) {
@@ -185,6 +238,7 @@ std::string message_shape(std::string_view message) {
     }
   }
   while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  if (slug.rfind(kRecursionShape, 0) == 0) return std::string(kRecursionShape);
   if (slug.size() > 48) {
     std::size_t cut = slug.rfind('-', 48);
     slug.resize(cut == std::string::npos || cut == 0 ? 48 : cut);
@@ -203,7 +257,9 @@ std::string refine_fingerprint(const Outcome& o, const TestCase& c) {
   }
   if (starts("exception:")) {
     std::string out = base + "/" + value_category(c.value);
-    std::string shape = message_shape(o.message);
+    std::string shape = default_reduction_failure(base, o.message, c)
+                            ? std::string(kNoReductionShape)
+                            : message_shape(o.message);
     if (!shape.empty()) out += "/" + shape;
     return out;
   }

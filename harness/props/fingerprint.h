@@ -37,11 +37,19 @@ std::string difference_category_of(std::string_view message);
 
 // The message with its varying parts taken out, as a lower-case slug of at
 // most 48 characters: quoted text becomes q, <...> reprs a, hex numbers x,
-// other numbers n; the "<stage> raised <kind>: " prefix is dropped.
+// other numbers n; the "<stage> raised <kind>: " prefix is dropped. A
+// message that starts "maximum recursion depth exceeded" is that alone: the
+// rest says where the limit was hit, which depends on the value's depth.
 std::string message_shape(std::string_view message);
 
 // The full fingerprint of a failed outcome of case `c`: the outcome's base
 // fingerprint with the category and shape parts added where they apply.
+// Python's default reduction fails by protocol with two texts for one cause
+// (the object's type has no reduction): "cannot pickle 'T' object" at
+// protocol 2 and later, and at 0 and 1 an argument error from the built-in
+// base copyreg calls with the object ("module() argument 'name' must be str,
+// not T", T a class the value holds); a TypeError at a dumps stage of the
+// second kind gets the first one's shape, "cannot-pickle-q-object".
 // Idempotent: an already refined fingerprint is returned unchanged.
 std::string refine_fingerprint(const Outcome& o, const TestCase& c);
 

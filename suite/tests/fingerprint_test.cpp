@@ -113,6 +113,91 @@ TEST(Fingerprint, MismatchesNameTheKindWhereTheValuesDiffer) {
                     "null"));
 }
 
+std::string refined_at(int protocol, std::string base, std::string message,
+                       std::string_view value) {
+  Outcome o = Outcome::fail(std::move(base), std::move(message));
+  TestCase c = make_case(value);
+  c.protocol = protocol;
+  return refine_fingerprint(o, c);
+}
+
+// dask.distributed's RecursionError on a self-containing collection: where
+// the limit is hit (a comparison or a call) depends on the drawn value.
+TEST(Fingerprint, RecursionErrorsAreOneCauseWhereverTheLimitIsHit) {
+  const std::string value = R"({"list": [{"id": 1, "list": [{"ref": 1}]}]})";
+  const std::string plain = refined("exception:RecursionError@dumps",
+                                    "dumps raised RecursionError: maximum recursion depth exceeded",
+                                    value);
+  EXPECT_EQ(plain, "exception:RecursionError@dumps/collection/maximum-recursion-depth-exceeded");
+  EXPECT_EQ(plain, refined("exception:RecursionError@dumps",
+                           "dumps raised RecursionError: maximum recursion depth exceeded in "
+                           "comparison",
+                           value));
+  EXPECT_EQ(plain, refined("exception:RecursionError@dumps",
+                           "dumps raised RecursionError: maximum recursion depth exceeded while "
+                           "calling a Python object",
+                           value));
+  // Negative control: another error on the same value is another cause.
+  EXPECT_NE(plain, refined("exception:RecursionError@dumps",
+                           "dumps raised RecursionError: depth limit of 100 reached", value));
+  EXPECT_NE(plain, refined("exception:RecursionError@loads",
+                           "loads raised RecursionError: maximum recursion depth exceeded", value));
+}
+
+// A ModuleType subclass that pickle has no reduction for fails with one text
+// at protocols 0 and 1 (copyreg calls module() with the object) and another
+// from 2 on; a plain module fails with the second at every protocol.
+TEST(Fingerprint, DefaultReductionFailuresAreOneCauseAtEveryProtocol) {
+  const std::string sub =
+      R"({"module": "sc_mod_0", "class": {"global": ["serialcheck_module_types", "ScModule_0"]}})";
+  const std::string p0 = refined_at(0, "exception:TypeError@dumps",
+                                    "dumps raised TypeError: module() argument 'name' must be "
+                                    "str, not ScModule_0",
+                                    sub);
+  const std::string p2 = refined_at(2, "exception:TypeError@dumps",
+                                    "dumps raised TypeError: cannot pickle 'ScModule_0' object", sub);
+  const std::string plain =
+      refined_at(1, "exception:TypeError@dumps",
+                 "dumps raised TypeError: cannot pickle 'module' object", R"({"module": "json"})");
+  EXPECT_EQ(p0, "exception:TypeError@dumps/module/cannot-pickle-q-object");
+  EXPECT_EQ(p0, p2);
+  EXPECT_EQ(p0, plain);
+  // Any dumps stage, any generated class.
+  EXPECT_EQ(refined_at(1, "exception:TypeError@cpython-dumps",
+                       "cpython-dumps raised TypeError: module() argument 'name' must be str, "
+                       "not ScModule_x9",
+                       R"({"module": "sc_mod_x9",
+                           "class": {"global": ["serialcheck_module_types", "ScModule_x9"]}})"),
+            "exception:TypeError@cpython-dumps/module/cannot-pickle-q-object");
+
+  // Negative controls: the rule needs all of its parts.
+  // An argument error that names no class of the value is its own cause.
+  EXPECT_NE(p0, refined_at(0, "exception:TypeError@dumps",
+                           "dumps raised TypeError: module() argument 'name' must be str, not int",
+                           sub));
+  // From protocol 2 on, the default reduction does not say this.
+  EXPECT_NE(p2, refined_at(2, "exception:TypeError@dumps",
+                           "dumps raised TypeError: module() argument 'name' must be str, not "
+                           "ScModule_0",
+                           sub));
+  // Not while loading, and not another exception type.
+  EXPECT_EQ(refined_at(0, "exception:TypeError@loads",
+                       "loads raised TypeError: module() argument 'name' must be str, not "
+                       "ScModule_0",
+                       sub),
+            "exception:TypeError@loads/module/module-argument-q-must-be-str-not-scmodule_n");
+  EXPECT_EQ(refined_at(0, "exception:ValueError@dumps",
+                       "dumps raised ValueError: module() argument 'name' must be str, not "
+                       "ScModule_0",
+                       sub),
+            "exception:ValueError@dumps/module/module-argument-q-must-be-str-not-scmodule_n");
+  // distributed's own TypeError for the same module keeps its shape.
+  EXPECT_NE(p0, refined_at(0, "exception:TypeError@dumps",
+                           "dumps raised TypeError: ('Could not serialize object of type "
+                           "ScModule_0', \"<module 'sc_mod_0'>\")",
+                           sub));
+}
+
 TEST(Fingerprint, RefiningIsIdempotentAndTheCauseDropsTheCategory) {
   Outcome o = Outcome::fail("exception:TypeError@dumps", "dumps raised TypeError: boom 3");
   TestCase c = make_case(R"({"list": [1]})");
