@@ -22,6 +22,7 @@
 #include "harness/props/value_tools.h"
 #include "reference/device/device.h"
 #include "reference/frames/family.h"
+#include "reference/frames/header_json.h"
 #include "reference/types/ndarray.h"
 #include "reference/types/tensor.h"
 
@@ -462,8 +463,8 @@ Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
     return failed_with(
         Outcome::fail("header:sub-header-changed",
                       "the tensor's \"sub-header\" differs from the header the array gets alone",
-                      "sub-header: " + t["sub-header"].dump() + "\nalone:      " +
-                          inner->header.dump()),
+                      "sub-header: " + header_to_text_json(t["sub-header"]).dump() +
+                          "\nalone:      " + header_to_text_json(inner->header).dump()),
         *whole);
   }
   if (const Node* grad = c.value->array->grad) {
@@ -478,8 +479,8 @@ Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
     if (t["grad"]["header"] != g->header) {
       return failed_with(Outcome::fail("header:grad-header-changed",
                                        "the grad's header differs from the one it gets alone",
-                                       "grad: " + t["grad"]["header"].dump() +
-                                           "\nalone: " + g->header.dump()),
+                                       "grad: " + header_to_text_json(t["grad"]["header"]).dump() +
+                                           "\nalone: " + header_to_text_json(g->header).dump()),
                          *whole);
     }
   }
