@@ -2,6 +2,7 @@
 // ({"binary": "<hex>"}, docs/value-json.md), and case files saved in the
 // earlier form ({"bytes": [...], "subtype": ...}) still read.
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,6 +12,9 @@
 
 #include "harness/corpus/corpus.h"
 #include "harness/props/case.h"
+#include "harness/props/gate_props.h"
+#include "harness/subjects/mutant_subjects.h"
+#include "harness/subjects/reference_subject.h"
 #include "reference/frames/header_json.h"
 #include "reference/value/json.h"
 
@@ -114,6 +118,34 @@ TEST_F(SavedCase, WrittenInTheEarlierFormStillReads) {
   std::ofstream(path) << old.dump(2);
   const Message back = message_from_json(load_case(path).failing_message);
   EXPECT_EQ(back.header, dask_header());
+}
+
+// The explanation of a header difference shows the headers the same way.
+TEST(HeaderJson, ExplanationsShowHeaderBytesInTheBinaryForm) {
+  const GateProperty* property = find_property("header.sub-header-intact");
+  ASSERT_NE(property, nullptr);
+  std::unique_ptr<Subject> mutant = make_mutant_subject("clobbers-sub-header");
+  ASSERT_NE(mutant, nullptr);
+  ReferenceSubject reference;
+  PropertyEnv env;
+  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
+    if (name == "reference") return &reference;
+    if (why != nullptr) *why = "not in this test";
+    return nullptr;
+  };
+  Applicability a = applicability(*property, *mutant, env);
+  ASSERT_EQ(a.skip_reason, "");
+  rc::Gen<TestCase> gen = case_generator(a.plan);
+  rc::Random random(20261129);
+  for (int i = 0; i < 100; ++i) {
+    Outcome o = check_case(*property, *mutant, gen(random.split(), i % 101).value(), env);
+    if (!o.failed()) continue;
+    EXPECT_NE(o.explanation.find("\"type-serialized\":{\"binary\":\""), std::string::npos)
+        << o.explanation;
+    EXPECT_EQ(o.explanation.find("{\"bytes\":"), std::string::npos) << o.explanation;
+    return;
+  }
+  FAIL() << "the mutant never failed";
 }
 
 }  // namespace
