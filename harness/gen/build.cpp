@@ -202,6 +202,8 @@ class Builder {
     } else {
       callable = global(p.module, p.name);
     }
+    // A fixture request (fixtures.h): its first argument names the kind.
+    if (!p.text.empty()) args.push_back(g_.str(p.text));
     // The object is pushed as a cycle target only after its args: Python
     // creates it from them, and fills in only the rest afterwards.
     // Nothing inside the args may come back to a tuple around the object:

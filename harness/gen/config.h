@@ -30,6 +30,10 @@ struct GenConfig {
   bool allow_persid = true;
   // Generic reduce objects whose callables are mostly invented names.
   bool allow_objects = true;
+  // Python objects of the fixtures module (harness/gen/fixtures.h): request
+  // nodes that only a resolver with an embedded interpreter turns into the
+  // object's real reduce at the case's protocol. Off in every preset.
+  bool allow_fixtures = false;
   // Objects whose state is applied by a state_setter (reduce's 6th item).
   bool allow_state_setter = true;
   // Globals only from a list of names that exist in CPython 3.11 and pickle

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "harness/gen/choice.h"
+#include "harness/gen/fixtures.h"
 #include "harness/gen/module_gen.h"
 #include "harness/gen/names.h"
 #include "harness/gen/ndarray_gen.h"
@@ -276,6 +277,27 @@ rc::Gen<Plan> objectGen(const GenConfig& c, rc::Gen<Plan> child, rc::Gen<Plan> k
   });
 }
 
+// A request for a fixture object (fixtures.h): serialcheck_fixtures.make
+// with the kind's name (kept in `text`, so shrinking never drops it) and as
+// many generated arguments as the kind takes.
+rc::Gen<Plan> fixtureGen(const GenConfig& c, rc::Gen<Plan> child) {
+  std::vector<FixtureKind> kinds;
+  for (const FixtureKind& k : fixture_kinds()) {
+    if (k.min_protocol <= c.min_protocol) kinds.push_back(k);
+  }
+  return rc::gen::mapcat(rc::gen::elementOf(kinds), [child](const FixtureKind& k) {
+    return rc::gen::map(rc::gen::container<PlanList>(static_cast<std::size_t>(k.arity), child),
+                        [name = std::string(k.name)](PlanList args) {
+                          Plan p = valuePlan(Kind::Object);
+                          p.module = std::string(kFixturesModule);
+                          p.name = std::string(kFixtureMaker);
+                          p.text = name;
+                          p.items = std::move(args);
+                          return p;
+                        });
+  });
+}
+
 rc::Gen<Plan> hashableAt(const GenConfig& c, int depth) {
   std::vector<std::pair<int, rc::Gen<Plan>>> alts = {
       {1, noneGen()},
@@ -324,6 +346,7 @@ rc::Gen<Plan> planAt(const GenConfig& c, int depth, bool root, const rc::Gen<Pla
     alts.emplace_back(2 * containerWeight, containerOf(Kind::Set, itemsOf(key, n)));
     alts.emplace_back(2 * containerWeight, containerOf(Kind::FrozenSet, itemsOf(key, n)));
     if (c.allow_objects) alts.emplace_back(4 * containerWeight, objectGen(c, child, key));
+    if (c.allow_fixtures) alts.emplace_back(4 * containerWeight, fixtureGen(c, child));
     if (c.allow_large && root) alts.emplace_back(12, longContainerGen());
     if (c.allow_large && root) alts.emplace_back(10, frameFillGen());
   }

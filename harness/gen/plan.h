@@ -36,7 +36,8 @@ struct Plan {
   bool flag = false;  // Bool: the value. PickleBuffer: readonly. Object: NEWOBJ form.
   double f = 0.0;     // Float
   // Int: two's-complement little-endian bytes. Str: UTF-8 (surrogatepass).
-  // Bytes, ByteArray, PickleBuffer: the data.
+  // Bytes, ByteArray, PickleBuffer: the data. Object: a fixture request's
+  // kind (fixtures.h), its first argument; empty for other objects.
   std::string text;
   std::string module, name;  // Global. Object: the callable, or the class in NEWOBJ form.
   std::string setter_module, setter_name;  // Object: state_setter, when module is non-empty

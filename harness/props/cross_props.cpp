@@ -40,6 +40,10 @@ Applicability bytes_applies(Subject& subject, PropertyEnv& env) {
   Capabilities oc = oracle->capabilities();
   a.plan.graph_shaped = true;
   a.plan.python_safe = true;
+  // Objects of the fixtures module: the subject gets what the real object
+  // reduces to at the case's protocol, the oracle pickles the real object.
+  a.plan.python_objects = oc.python_values && (caps.python_values ||
+                                                env.subject(kReference, nullptr) == &subject);
   a.plan.min_protocol = std::max(caps.min_protocol, oc.min_protocol);
   a.plan.max_protocol = std::min(caps.max_protocol, oc.max_protocol);
   a.plan.out_of_band = caps.out_of_band && oc.out_of_band;
@@ -138,6 +142,8 @@ Applicability cross_applies(Subject& subject, PropertyEnv& env) {
   }
   a.plan.graph_shaped = true;
   a.plan.python_safe = oracle != nullptr || caps.python_values;
+  a.plan.python_objects = oracle != nullptr && oracle->capabilities().python_values &&
+                          (caps.python_values || is_reference);
   // A subject that only reads gets the reference's pickles at the protocols
   // it reads; one that writes, its own at the protocols it writes.
   a.plan.min_protocol = caps.can_dump ? caps.min_protocol : caps.read_min();

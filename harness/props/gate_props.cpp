@@ -10,6 +10,7 @@
 #include "harness/gen/choice.h"
 #include "harness/gen/config.h"
 #include "harness/gen/domain_values.h"
+#include "harness/gen/fixtures.h"
 #include "harness/gen/tensor_gen.h"
 #include "harness/gen/value.h"
 #include "harness/props/fingerprint.h"
@@ -169,8 +170,20 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
     config.allow_cycles = config.allow_cycles && plan.graph_shaped;
     config.allow_buffers = config.allow_buffers && c.protocol >= 5;
     config.min_protocol = c.protocol;
+    config.allow_fixtures = plan.python_objects && gen::have_fixture_resolver();
     gen::GeneratedValue v =
         *(plan.graph_shaped ? gen::valueWithSharing(config) : gen::value(config));
+    if (config.allow_fixtures && gen::has_fixture_requests(v.root)) {
+      // The value the reference encodes is what the real objects reduce to
+      // at this protocol (harness/gen/fixtures.h). Where Python cannot build
+      // or reduce them, the case is drawn again without fixture objects.
+      if (auto resolved = gen::resolve_fixtures(v, c.protocol)) {
+        v = std::move(*resolved);
+      } else {
+        config.allow_fixtures = false;
+        v = *(plan.graph_shaped ? gen::valueWithSharing(config) : gen::value(config));
+      }
+    }
     c.graph = v.graph;
     c.value = v.root;
     c.out_of_band = plan.out_of_band && c.protocol >= 5 && *gen::chance(1, 2);

@@ -46,6 +46,12 @@ struct CasePlan {
   CaseDomain domain = CaseDomain::Builtin;
   bool graph_shaped = false;  // shared references and cycles (else trees)
   bool python_safe = false;   // values a Python object graph holds exactly
+  // Builtin: may hold objects of the Python fixtures module (classes of every
+  // reduce shape, callables by reference), as each reduces at the case's
+  // protocol (harness/gen/fixtures.h). Only where an embedded interpreter
+  // can build them; only for subjects that build real Python objects, and
+  // the reference.
+  bool python_objects = false;
   int min_protocol = 0;
   int max_protocol = 5;
   // Builtin: may send pickle buffers out of band at protocol 5. A domain:

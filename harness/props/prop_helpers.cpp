@@ -101,6 +101,13 @@ bool same_value(const Node* a, const Node* b, bool python, Difference* why,
   const bool sharing_lost =
       std::find(lost.begin(), lost.end(), "sharing") != lost.end() ||
       std::find(lost.begin(), lost.end(), "immutable-sharing") != lost.end();
+  // Through Python, getattr(M.Q, 'n') and the global M.Q.n are one object.
+  Graph na;
+  Graph nb;
+  if (python) {
+    a = getattr_as_globals(a, na);
+    b = getattr_as_globals(b, nb);
+  }
   return equal_under(buffers_as_bytes(a, ga), buffers_as_bytes(b, gb),
                      python || sharing_lost ? SharingRule::ImmutablesFree
                                             : SharingRule::GlobalsByName,

@@ -12,6 +12,7 @@ CasePlan own_plan(const Capabilities& caps, bool graph_shaped) {
   CasePlan plan;
   plan.graph_shaped = graph_shaped;
   plan.python_safe = caps.python_values;
+  plan.python_objects = caps.python_values;
   plan.min_protocol = caps.min_protocol;
   plan.max_protocol = caps.max_protocol;
   plan.out_of_band = caps.out_of_band;

@@ -246,6 +246,52 @@ const Node* buffers_as_bytes(const Node* value, Graph& scratch) {
   return root;
 }
 
+namespace {
+
+// getattr(<global>, '<name>') with nothing else: a nested global's name.
+bool is_getattr_global(const Node* n) {
+  if (n->kind != Kind::Object || n->obj == nullptr) return false;
+  const ObjectParts& o = *n->obj;
+  if (o.state != nullptr || o.state_setter != nullptr || !o.listitems.empty() ||
+      !o.dictitems.empty()) {
+    return false;
+  }
+  const Node* f = o.callable;
+  if (f == nullptr || f->kind != Kind::Global || f->payload() != "builtins" ||
+      f->name != "getattr") {
+    return false;
+  }
+  const Node* args = o.args;
+  return args != nullptr && args->kind == Kind::Tuple && args->items.size() == 2 &&
+         args->items[0]->kind == Kind::Global && args->items[1]->kind == Kind::Str &&
+         !args->items[1]->payload().empty();
+}
+
+}  // namespace
+
+const Node* getattr_as_globals(const Node* value, Graph& scratch) {
+  auto nodes = reachable(value);
+  if (std::none_of(nodes.begin(), nodes.end(), is_getattr_global)) return value;
+  std::unordered_map<const Node*, Node*> map;
+  Node* root = copy_value(value, scratch, &map);
+  // Inner names first: getattr(getattr(M.A, 'B'), 'c') is M.A.B.c.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [original, copy] : map) {
+      if (!is_getattr_global(copy)) continue;
+      const Node* parent = copy->obj->args->items[0];
+      const Node* attr = copy->obj->args->items[1];
+      std::string module(parent->payload());
+      std::string name = parent->name + "." + std::string(attr->payload());
+      copy->obj.reset();
+      copy->kind = Kind::Global;
+      copy->set_owned(std::move(module));
+      copy->name = std::move(name);
+      changed = true;
+    }
+  }
+  return root;
+}
 
 namespace {
 

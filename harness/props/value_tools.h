@@ -43,6 +43,12 @@ bool immutable_kind(Kind kind);
 // or bytearray (writable) it holds; `value` itself when it has none.
 const Node* buffers_as_bytes(const Node* value, Graph& scratch);
 
+// A copy of `value` in which every getattr(<global M.Q>, 'n') object (no
+// state, no items) is the global M.Q.n: the one object in Python, and the
+// form CPython's pickler writes a nested name in below protocol 4, so a
+// reader cannot tell them apart. `value` itself when it has none.
+const Node* getattr_as_globals(const Node* value, Graph& scratch);
+
 // A copy of `value` with the distinctions named in `lost` erased
 // (docs/testee-protocol.md, "Fidelity"): "tuple" makes tuples lists,
 // "int-float" makes ints and floats doubles, "big-int" makes ints outside

@@ -57,6 +57,15 @@ Startup start() {
     Py_DECREF(pickle);
     s.ok = true;
   }
+#ifdef SERIALCHECK_FIXTURES_DIR
+  // The fixtures module every Python subject imports (harness/gen/fixtures.h).
+  if (s.ok) {
+    PyObject* path = PySys_GetObject("path");  // borrowed
+    PyObject* dir = PyUnicode_FromString(SERIALCHECK_FIXTURES_DIR);
+    if (path == nullptr || dir == nullptr || PyList_Append(path, dir) != 0) PyErr_Clear();
+    Py_XDECREF(dir);
+  }
+#endif
   // Hand the GIL back: from here on every user takes it with Gil.
   PyEval_SaveThread();
   return s;

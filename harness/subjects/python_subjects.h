@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/python/fixtures.h"
 #include "harness/python/interpreter.h"
 #include "harness/subjects/subject.h"
 
@@ -44,7 +45,10 @@ class PythonSubject : public Subject {
  protected:
   // `modules` are imported to decide availability (the first that fails is
   // the reason).
-  explicit PythonSubject(std::vector<std::string> modules) : modules_(std::move(modules)) {}
+  explicit PythonSubject(std::vector<std::string> modules) : modules_(std::move(modules)) {
+    // Cases for Python subjects may hold fixture objects (harness/gen/fixtures.h).
+    python::install_fixture_resolver();
+  }
   // Throws SubjectError("unavailable", reason) when the subject cannot run.
   void require_available() const;
   // The __reduce_ex__ protocol used to describe what loads_object returns.

@@ -1,0 +1,500 @@
+"""Python objects as people pickle them, for serialcheck's generator.
+
+Every Python subject imports this module (the embedded interpreter puts this
+folder on sys.path; the testee adapter beside it finds it as a neighbour), so
+a generated case that names one of these classes means the same object in
+every process.
+
+The generator asks for an object as ``make(kind, *args)``: ``kind`` names one
+of the shapes below (FIXTURES lists them with the number of arguments the
+generator draws for each), ``args`` are generated values. The harness then
+builds the real object and describes it the way the pickler sees it at the
+case's protocol (the reduce CPython returns), so the value the reference
+encodes is what the C pickler writes for this object.
+
+Each class stands for one way CPython reduces an object; the comment on each
+says which.
+"""
+
+import collections
+import copyreg
+import dataclasses
+import enum
+import functools
+import operator
+import pickle
+
+
+# ---------------------------------------------------------------------------
+# Default reduce (object.__reduce_ex__): copyreg._reconstructor below
+# protocol 2, copyreg.__newobj__ (NEWOBJ) from 2 on, the instance __dict__ as
+# the state (none at all when it is empty).
+
+class Plain:
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+    def method(self):
+        return self.a
+
+
+class Empty:
+    """No attributes: no state, so no BUILD."""
+
+
+class Slots:
+    """__slots__ alone: the state is (None, {slot: value}); below protocol 2
+    CPython refuses it."""
+    __slots__ = ("a", "b")
+
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+
+class SlotsDict:
+    """__slots__ and a __dict__: the state is (dict, {slot: value})."""
+    __slots__ = ("a", "__dict__")
+
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+
+class PartSlots:
+    """A slot left unset does not appear in the state."""
+    __slots__ = ("a", "b")
+
+    def __init__(self, a=None):
+        self.a = a
+
+
+# ---------------------------------------------------------------------------
+# __getstate__ / __setstate__.
+
+class GetState:
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+    def __getstate__(self):
+        return [self.a, self.b]
+
+    def __setstate__(self, state):
+        self.a, self.b = state
+
+
+class FalsyState:
+    """A falsy state: from protocol 2 on it is still written (BUILD), below 2
+    copyreg drops it and __setstate__ is never called on load."""
+
+    def __init__(self, a=None):
+        self.a = a
+
+    def __getstate__(self):
+        return 0
+
+    def __setstate__(self, state):
+        self.a = state
+
+
+# ---------------------------------------------------------------------------
+# __reduce__ returning 2- to 6-tuples, and a string.
+
+class Reduce2:
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+    def __reduce__(self):
+        return (Reduce2, (self.a, self.b))
+
+
+class Reduce3:
+    """(callable, args, state): the state goes to __setstate__."""
+
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+    def __reduce__(self):
+        return (Reduce3, (self.a,), {"b": self.b})
+
+
+class Bag:
+    """(callable, args, None, listitems): the items come back through append."""
+
+    def __init__(self, *items):
+        self.items = list(items)
+
+    def append(self, item):
+        self.items.append(item)
+
+    def __reduce__(self):
+        return (Bag, (), None, iter(self.items))
+
+
+class Table:
+    """(callable, args, state, None, dictitems): the items come back through
+    __setitem__."""
+
+    def __init__(self, tag=None):
+        self.tag = tag
+        self.rows = {}
+
+    def __setitem__(self, key, value):
+        self.rows[key] = value
+
+    def __reduce__(self):
+        return (Table, (), {"tag": self.tag}, None, iter(list(self.rows.items())))
+
+
+def set_state(obj, state):
+    """A state_setter: called as set_state(obj, state) instead of BUILD's
+    __setstate__."""
+    obj.a = state
+
+
+class Reduce6:
+    """(callable, args, state, listitems, dictitems, state_setter)."""
+
+    def __init__(self, a=None):
+        self.a = a
+
+    def __reduce__(self):
+        return (Reduce6, (), self.a, None, None, set_state)
+
+
+class Named:
+    """__reduce__ returns a string: the object is saved as that global."""
+
+    def __reduce__(self):
+        return "NAMED"
+
+
+NAMED = Named()
+
+
+class ReduceEx:
+    """__reduce_ex__ that depends on the protocol."""
+
+    def __init__(self, a=None, b=None):
+        self.a = a
+        self.b = b
+
+    def __reduce_ex__(self, protocol):
+        if protocol < 2:
+            return (ReduceEx, (self.a, self.b))
+        if protocol < 4:
+            return (copyreg.__newobj__, (ReduceEx,), {"a": self.a, "b": self.b})
+        return (copyreg.__newobj__, (ReduceEx,), {"a": self.a}, iter([self.b]))
+
+    def append(self, item):
+        self.b = item
+
+
+# ---------------------------------------------------------------------------
+# __getnewargs__ and __getnewargs_ex__: the arguments NEWOBJ (NEWOBJ_EX from
+# protocol 4, copyreg.__newobj_ex__ below) passes to __new__.
+
+class NewArgs:
+    def __new__(cls, a=None, b=None):
+        self = super().__new__(cls)
+        self.a = a
+        return self
+
+    def __init__(self, a=None, b=None):
+        self.b = b
+
+    def __getnewargs__(self):
+        return (self.a,)
+
+
+class NewArgsEx:
+    """object.__new__ takes the arguments (the class overrides __init__ only)."""
+
+    def __init__(self, a=None, *, key=None):
+        self.a = a
+        self.key = key
+
+    def __getnewargs_ex__(self):
+        return ((self.a,), {"key": self.key})
+
+
+class NewArgsExNew:
+    """Its own __new__: below protocol 4 the pickler calls it through
+    functools.partial(NewArgsExNew.__new__, ...), a fact the value model does
+    not hold (it assumes object.__new__), so the generator draws it from
+    protocol 4 on only."""
+
+    def __new__(cls, a=None, *, key=None):
+        self = super().__new__(cls)
+        self.a = a
+        self.key = key
+        return self
+
+    def __getnewargs_ex__(self):
+        return ((self.a,), {"key": self.key})
+
+
+# ---------------------------------------------------------------------------
+# Subclasses of builtin containers, with attributes.
+
+class TagList(list):
+    pass
+
+
+class TagDict(dict):
+    pass
+
+
+class TagSet(set):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# A reducer registered with copyreg (the pickler's dispatch table).
+
+class Registered:
+    def __init__(self, a=None):
+        self.a = a
+
+
+def reduce_registered(obj):
+    return (Registered, (obj.a,))
+
+
+copyreg.pickle(Registered, reduce_registered)
+
+
+# ---------------------------------------------------------------------------
+# Enum members, namedtuples, dataclasses, nested qualnames.
+
+class Color(enum.Enum):
+    RED = 1
+    GREEN = "green"
+    BLUE = (3, 4)
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 1000
+
+
+class Perm(enum.Flag):
+    R = 4
+    W = 2
+    X = 1
+
+
+Pair = collections.namedtuple("Pair", ["left", "right"])
+
+
+@dataclasses.dataclass
+class Record:
+    a: object = None
+    b: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenRecord:
+    a: object = None
+    b: object = None
+
+
+try:
+    @dataclasses.dataclass(slots=True)
+    class SlotRecord:
+        a: object = None
+        b: object = None
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class FrozenSlotRecord:
+        a: object = None
+        b: object = None
+except TypeError:
+    # Before Python 3.10 (PyPy 3.9): the same classes, written out as 3.11's
+    # dataclasses makes them, so that every interpreter holds the same objects.
+    @dataclasses.dataclass
+    class SlotRecord:
+        __slots__ = ("a", "b")
+        a: object
+        b: object
+
+    @dataclasses.dataclass(frozen=True)
+    class FrozenSlotRecord:
+        __slots__ = ("a", "b")
+        a: object
+        b: object
+
+        def __getstate__(self):
+            return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+        def __setstate__(self, state):
+            for f, value in zip(dataclasses.fields(self), state):
+                object.__setattr__(self, f.name, value)
+
+
+class Outer:
+    class Inner:
+        def __init__(self, a=None):
+            self.a = a
+
+        def method(self):
+            return self.a
+
+    def method(self):
+        return 0
+
+    @staticmethod
+    def static_method(x=None):
+        return x
+
+    @classmethod
+    def class_method(cls, x=None):
+        return x
+
+
+# ---------------------------------------------------------------------------
+# Callables by reference.
+
+def function(x=None, *, key=None):
+    return x
+
+
+class PersistentPickler(pickle.Pickler):
+    """A pickler whose persistent_id turns every Persistent into its pid."""
+
+    def persistent_id(self, obj):
+        if type(obj) is Persistent:
+            return obj.pid
+        return None
+
+
+class PersistentUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid):
+        return Persistent(pid)
+
+
+class Persistent:
+    """Stands for an object stored elsewhere, known by its pid."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def __eq__(self, other):
+        return type(other) is Persistent and other.pid == self.pid
+
+    def __hash__(self):
+        return hash(("Persistent", repr(self.pid)))
+
+
+# ---------------------------------------------------------------------------
+# make(kind, *args): the objects the generator asks for.
+
+def _self_ref(a):
+    obj = Plain(a)
+    obj.b = [obj, a]
+    obj.me = obj
+    return obj
+
+
+def _tag_list(a, b):
+    obj = TagList(a if isinstance(a, list) else [a])
+    obj.tag = b
+    return obj
+
+
+def _tag_dict(a, b):
+    obj = TagDict(k=a)
+    obj.tag = b
+    return obj
+
+
+def _tag_set(a):
+    obj = TagSet()
+    # Only items that come back as themselves (a PickleBuffer, say, is
+    # hashable but loads as a bytearray, which is not).
+    obj.add(a if isinstance(a, (int, float, str, bytes, type(None))) else type(a).__name__)
+    obj.tag = a
+    return obj
+
+
+def _table(a, b):
+    obj = Table(a)
+    obj["row"] = b
+    return obj
+
+
+def _pick(members, a):
+    if isinstance(a, int):
+        return members[a % len(members)]
+    if isinstance(a, str):
+        return members[len(a) % len(members)]
+    return members[0]
+
+
+def _selector(a):
+    return a % 3 if isinstance(a, int) else 0
+
+
+_BUILDERS = {
+    # kind: (number of generated arguments, builder)
+    "plain": (2, Plain),
+    "empty": (0, Empty),
+    "slots": (2, Slots),
+    "slots_dict": (2, SlotsDict),
+    "part_slots": (1, PartSlots),
+    "getstate": (2, GetState),
+    "falsy_state": (1, FalsyState),
+    "reduce2": (2, Reduce2),
+    "reduce3": (2, Reduce3),
+    "listitems": (2, Bag),
+    "dictitems": (2, _table),
+    "state_setter": (1, Reduce6),
+    "reduce_string": (0, lambda: NAMED),
+    "reduce_ex": (2, ReduceEx),
+    "newargs": (2, NewArgs),
+    "newargs_ex": (2, lambda a, b: NewArgsEx(a, key=b)),
+    "newargs_ex_new": (2, lambda a, b: NewArgsExNew(a, key=b)),
+    "list_subclass": (2, _tag_list),
+    "dict_subclass": (2, _tag_dict),
+    "set_subclass": (1, _tag_set),
+    "copyreg": (1, Registered),
+    "enum": (1, lambda a: _pick(list(Color), a)),
+    "int_enum": (1, lambda a: _pick(list(Level), a)),
+    "flag": (1, lambda a: Perm(_selector(a) + 4) if _selector(a) else Perm.R | Perm.W),
+    "namedtuple": (2, Pair),
+    "dataclass": (2, Record),
+    "frozen_dataclass": (2, FrozenRecord),
+    "slots_dataclass": (2, SlotRecord),
+    "frozen_slots_dataclass": (2, FrozenSlotRecord),
+    "nested_class": (1, Outer.Inner),
+    "self_ref": (1, _self_ref),
+    # Callables by reference.
+    "function": (0, lambda: function),
+    "builtin": (1, lambda a: (len, abs, sorted)[_selector(a)]),
+    "method": (0, lambda: Outer.method),
+    "nested_method": (0, lambda: Outer.Inner.method),
+    "static_method": (0, lambda: Outer.static_method),
+    "class_method": (0, lambda: Outer.class_method),
+    "bound_method": (1, lambda a: Plain(a).method),
+    "partial": (2, lambda a, b: functools.partial(function, a, key=b)),
+    "attrgetter": (1, lambda a: (operator.attrgetter("a"), operator.attrgetter("a.b", "c"),
+                                 operator.attrgetter("b"))[_selector(a)]),
+    "itemgetter": (1, lambda a: operator.itemgetter(0) if _selector(a) else
+                   operator.itemgetter(0, "k")),
+    "methodcaller": (2, lambda a, b: operator.methodcaller("method", a) if _selector(a) else
+                     operator.methodcaller("method", a, key=b)),
+}
+
+FIXTURES = {kind: arity for kind, (arity, _) in _BUILDERS.items()}
+
+
+def make(kind, *args):
+    """The object of shape `kind` built from generated `args` (missing ones
+    are None, extra ones ignored)."""
+    arity, builder = _BUILDERS[kind]
+    args = (args + (None,) * arity)[:arity]
+    return builder(*args)

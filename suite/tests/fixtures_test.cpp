@@ -1,0 +1,255 @@
+// Objects of the Python fixtures module in generated values
+// (harness/gen/fixtures.h): the generator draws every shape, each shape's
+// resolved value encodes to exactly what the C pickler writes for the real
+// object at every protocol, and bytes.match-cpython fails a wrong reduce form.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/gen/config.h"
+#include "harness/gen/fixtures.h"
+#include "harness/gen/plan.h"
+#include "harness/gen/value.h"
+#include "harness/props/prop_helpers.h"
+
+#ifdef SERIALCHECK_HAVE_PYTHON
+#include "harness/props/gate_props.h"
+#include "harness/python/bridge.h"
+#include "harness/python/fixtures.h"
+#include "harness/python/interpreter.h"
+#include "harness/subjects/python_subjects.h"
+#include "harness/subjects/reference_subject.h"
+#include "reference/pickle/encoder.h"
+#endif
+
+namespace serialcheck {
+namespace {
+
+void count_requests(const gen::Plan& p, std::map<std::string, int>& seen) {
+  if (p.kind == Kind::Object && p.module == gen::kFixturesModule &&
+      p.name == gen::kFixtureMaker) {
+    ++seen[p.text];
+  }
+  for (const auto* list : {&p.items, &p.state, &p.listitems, &p.dictitems}) {
+    for (const gen::Plan& child : *list) count_requests(child, seen);
+  }
+}
+
+std::map<std::string, int> census(int protocol, int draws) {
+  gen::GenConfig config = gen::python_safe_config();
+  config.allow_fixtures = true;
+  config.min_protocol = protocol;
+  rc::Gen<gen::Plan> plans = gen::plan(config);
+  rc::Random random(20261203 + static_cast<std::uint64_t>(protocol));
+  std::map<std::string, int> seen;
+  for (int i = 0; i < draws; ++i) count_requests(plans(random.split(), 50).value(), seen);
+  return seen;
+}
+
+TEST(Fixtures, GeneratorDrawsEveryShapeAtTheProtocolsPythonPicklesIt) {
+  for (int protocol : {0, 2, 4}) {
+    std::map<std::string, int> seen = census(protocol, 3000);
+    for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+      const std::string name(k.name);
+      if (k.min_protocol <= protocol) {
+        EXPECT_GT(seen[name], 0) << name << " never drawn at protocol " << protocol;
+      } else {
+        EXPECT_EQ(seen[name], 0) << name << " drawn at protocol " << protocol
+                                 << ", below its minimum " << k.min_protocol;
+      }
+    }
+  }
+}
+
+TEST(Fixtures, OffUnlessAsked) {
+  rc::Gen<gen::Plan> plans = gen::plan(gen::python_safe_config());
+  rc::Random random(7);
+  std::map<std::string, int> seen;
+  for (int i = 0; i < 2000; ++i) count_requests(plans(random.split(), 50).value(), seen);
+  EXPECT_TRUE(seen.empty());
+}
+
+TEST(Fixtures, RequestNodesAreRecognised) {
+  Graph g;
+  Node* request = g.object(g.global(std::string(gen::kFixturesModule), "make"),
+                           g.tuple({g.str("plain"), g.integer(1)}));
+  EXPECT_EQ(gen::fixture_request_kind(request), "plain");
+  EXPECT_TRUE(gen::has_fixture_requests(g.list({g.none(), request})));
+  Node* other = g.object(g.global("builtins", "make"), g.tuple({g.str("plain")}));
+  EXPECT_EQ(gen::fixture_request_kind(other), "");
+  EXPECT_FALSE(gen::has_fixture_requests(g.list({other})));
+}
+
+// Below protocol 4 CPython writes the nested name M.A.b as getattr(M.A, 'b'):
+// through Python the two are one object, to the value model two values.
+TEST(Fixtures, GetattrOfAGlobalIsTheNestedGlobalThroughPython) {
+  Graph g;
+  Node* dotted = g.global("m", "A.B.c");
+  Node* getattr = g.global("builtins", "getattr");
+  Node* inner = g.object(getattr, g.tuple({g.global("m", "A"), g.str("B")}));
+  Node* call = g.object(getattr, g.tuple({inner, g.str("c")}));
+  EXPECT_TRUE(props::same_value(g.list({dotted}), g.list({call}), true, nullptr));
+  EXPECT_FALSE(props::same_value(g.list({dotted}), g.list({call}), false, nullptr));
+  // With state it is a call, not a name.
+  Node* with_state = g.object(getattr, g.tuple({g.global("m", "A.B"), g.str("c")}));
+  with_state->obj->state = g.dict();
+  EXPECT_FALSE(props::same_value(dotted, with_state, true, nullptr));
+}
+
+#ifdef SERIALCHECK_HAVE_PYTHON
+
+class PythonFixtures : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    if (!python::python_available(&reason)) GTEST_SKIP() << "no embedded Python: " << reason;
+  }
+
+  // make(kind, 7, ['x', 2.5], ...) as a request node.
+  static Node* request(Graph& g, const gen::FixtureKind& k) {
+    std::vector<Node*> args{g.str(std::string(k.name))};
+    for (int i = 0; i < k.arity; ++i) {
+      args.push_back(i % 2 == 0 ? g.integer(7) : g.list({g.str("x"), g.floating(2.5)}));
+    }
+    return g.object(g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker)),
+                    g.tuple(std::move(args)));
+  }
+
+  static std::string python_bytes(std::string_view expression) {
+    python::Gil gil;
+    python::PyRef result = python::eval(expression);
+    Graph g;
+    Node* n = python::from_python(result.get(), g);
+    EXPECT_EQ(n->kind, Kind::Bytes) << expression;
+    return std::string(n->payload());
+  }
+};
+
+TEST_F(PythonFixtures, KindsMatchTheModulesTable) {
+  python::Gil gil;
+  python::exec("import serialcheck_fixtures");
+  std::set<std::string> names;
+  for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+    names.insert(std::string(k.name));
+    python::PyRef arity = python::eval("serialcheck_fixtures.FIXTURES.get('" +
+                                       std::string(k.name) + "', -1)");
+    Graph g;
+    Node* n = python::from_python(arity.get(), g);
+    EXPECT_EQ(n->small, k.arity) << k.name;
+  }
+  python::PyRef count = python::eval("len(serialcheck_fixtures.FIXTURES)");
+  Graph g;
+  EXPECT_EQ(static_cast<std::size_t>(python::from_python(count.get(), g)->small), names.size());
+}
+
+// The reference's pickle of what each fixture object reduces to is the C
+// pickler's pickle of the object, at every protocol CPython pickles it.
+TEST_F(PythonFixtures, ReferenceWritesWhatTheCPicklerWritesForEveryShape) {
+  for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+    for (int protocol = k.min_protocol; protocol <= 5; ++protocol) {
+      Graph g;
+      Node* req = request(g, k);
+      Graph resolved;
+      Node* value = python::resolve_fixture_requests(req, resolved, protocol);
+      EXPECT_FALSE(gen::has_fixture_requests(value)) << k.name;
+      pickle::EncodeOptions options;
+      options.protocol = protocol;
+      std::string ours = pickle::encode(value, options).bytes;
+      std::string args;
+      for (int i = 0; i < k.arity; ++i) args += i % 2 == 0 ? ", 7" : ", ['x', 2.5]";
+      std::string theirs = python_bytes(
+          "__import__('pickle').dumps(__import__('serialcheck_fixtures').make('" +
+          std::string(k.name) + "'" + args + "), protocol=" + std::to_string(protocol) + ")");
+      EXPECT_EQ(ours, theirs) << k.name << " at protocol " << protocol;
+    }
+  }
+}
+
+// A kind CPython cannot pickle at a protocol fails to resolve there.
+TEST_F(PythonFixtures, UnpicklableBelowItsMinimumProtocol) {
+  for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+    if (k.min_protocol != 2) continue;
+    Graph g;
+    Node* req = request(g, k);
+    Graph resolved;
+    EXPECT_THROW(python::resolve_fixture_requests(req, resolved, 1), SubjectError) << k.name;
+  }
+}
+
+// Negative control: the reduce the object has at protocol 1
+// (copyreg._reconstructor) handed to the reference at protocol 2, where
+// CPython uses copyreg.__newobj__, must fail bytes.match-cpython; the right
+// form passes.
+TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
+  ReferenceSubject reference;
+  auto cpython = make_cpython_subject();
+  PropertyEnv env;
+  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
+    if (name == "reference") return &reference;
+    if (name == "cpython") return cpython.get();
+    if (why != nullptr) *why = "not in this test";
+    return nullptr;
+  };
+  const GateProperty* property = find_property("bytes.match-cpython");
+  ASSERT_NE(property, nullptr);
+  for (std::string_view kind : {"plain", "list_subclass", "newargs"}) {
+    gen::FixtureKind k{};
+    for (const auto& f : gen::fixture_kinds()) {
+      if (f.name == kind) k = f;
+    }
+    for (int form : {2, 1}) {
+      Graph g;
+      Node* req = request(g, k);
+      TestCase c;
+      c.graph = std::make_shared<Graph>();
+      c.value = python::resolve_fixture_requests(req, *c.graph, form);
+      c.protocol = 2;
+      Outcome o = check_case(*property, reference, c, env);
+      if (form == 2) {
+        EXPECT_EQ(o.status, Outcome::Status::Pass) << kind << ": " << o.message;
+      } else {
+        EXPECT_TRUE(o.failed()) << kind << ": the protocol-1 reduce passed at protocol 2";
+        EXPECT_EQ(o.fingerprint.rfind("bytes:", 0), 0u) << o.fingerprint;
+      }
+    }
+  }
+}
+
+// What the gate's cases hold for Python subjects: requests resolved, never
+// left in the value.
+TEST_F(PythonFixtures, CasesHoldResolvedObjects) {
+  python::install_fixture_resolver();
+  CasePlan plan;
+  plan.graph_shaped = true;
+  plan.python_safe = true;
+  plan.python_objects = true;
+  rc::Gen<TestCase> cases = case_generator(plan);
+  rc::Random random(11);
+  int with_fixtures = 0;
+  for (int i = 0; i < 300; ++i) {
+    TestCase c = cases(random.split(), 60).value();
+    EXPECT_FALSE(gen::has_fixture_requests(c.value));
+    bool found = false;
+    std::vector<const Node*> todo{c.value};
+    std::set<const Node*> seen;
+    while (!todo.empty() && !found) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == nullptr || !seen.insert(n).second) continue;
+      if (n->kind == Kind::Global && n->payload() == gen::kFixturesModule) found = true;
+      for (const Node* item : n->items) todo.push_back(item);
+      if (n->obj) todo.insert(todo.end(), {n->obj->callable, n->obj->args, n->obj->state});
+    }
+    with_fixtures += found ? 1 : 0;
+  }
+  EXPECT_GT(with_fixtures, 30);
+}
+
+#endif  // SERIALCHECK_HAVE_PYTHON
+
+}  // namespace
+}  // namespace serialcheck
