@@ -171,6 +171,9 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
     config.allow_buffers = config.allow_buffers && c.protocol >= 5;
     config.min_protocol = c.protocol;
     config.allow_fixtures = plan.python_objects && gen::have_fixture_resolver();
+    // Persistent ids too: the Python subjects build them as the fixtures
+    // module's Persistent objects and pickle with its persistent_id.
+    config.allow_persid = config.allow_persid || config.allow_fixtures;
     gen::GeneratedValue v =
         *(plan.graph_shaped ? gen::valueWithSharing(config) : gen::value(config));
     if (config.allow_fixtures && gen::has_fixture_requests(v.root)) {
@@ -181,6 +184,8 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
         v = std::move(*resolved);
       } else {
         config.allow_fixtures = false;
+        config.allow_persid = plan.python_safe ? gen::python_safe_config().allow_persid
+                                               : gen::default_config().allow_persid;
         v = *(plan.graph_shaped ? gen::valueWithSharing(config) : gen::value(config));
       }
     }

@@ -19,6 +19,10 @@
 namespace serialcheck::python {
 namespace {
 
+// The fixtures module (harness/gen/fixtures.h), whose Persistent objects
+// stand for persistent ids.
+constexpr std::string_view kFixturesModuleName = "serialcheck_fixtures";
+
 [[noreturn]] void bridge_error(std::string message) {
   throw SubjectError("BridgeError", std::move(message));
 }
@@ -286,10 +290,10 @@ class Builder {
         bridge_error(
             "a device-buffer has no Python object: the Python subjects have no devices "
             "(send it with the cuda family)");
-      case Kind::PersId:
-        bridge_error(
-            "a persistent id has no Python object: only a Pickler subclass's "
-            "persistent_load knows what it stands for");
+      case Kind::PersId:  // made once its pid is
+        if (n->items.size() != 1) bridge_error("a persistent id node needs one pid");
+        enter(n);
+        return;
       case Kind::List:
         keep(n, check(PyList_New(0)));
         push(n, Step::Fill);
@@ -368,6 +372,10 @@ class Builder {
         if (made(n) != nullptr) return;  // a nested entry made it already
         if (n->kind == Kind::Tensor) {
           keep(n, make_torch_tensor(n));
+        } else if (n->kind == Kind::PersId) {
+          // What the fixtures module's persistent_load gives for the pid.
+          PyRef persistent = get_attr(import_module(kFixturesModuleName).get(), "Persistent");
+          keep(n, check(PyObject_CallOneArg(persistent.get(), part(n->items[0]))));
         } else if (n->kind == Kind::Module) {
           keep(n, materialize_module(n->name, n->items.empty() ? nullptr : part(n->items[0])));
         } else {
@@ -671,6 +679,10 @@ class Describer {
       PyRef grad;
       if (Node* tensor = describe_tensor(o, grad)) return domain_shell(o, tensor, std::move(grad));
     }
+    if (is_persistent(o)) {
+      Node* n = graph_.make(Kind::PersId);
+      return domain_shell(o, n, get_attr(o, "pid"));
+    }
     PyRef reduced = reduce(o);
     if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));
     if (!PyTuple_Check(reduced.get())) {
@@ -682,6 +694,25 @@ class Describer {
       bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
     }
     return shell(o, Kind::Object, std::move(reduced));
+  }
+
+  // An object of the fixtures module's Persistent class: what a pickler
+  // with its persistent_id writes as a persistent id.
+  bool is_persistent(PyObject* o) {
+    if (!persistent_checked_) {
+      persistent_checked_ = true;
+      // Only when the fixtures module is already in use: nothing else makes one.
+      PyObject* modules = PyImport_GetModuleDict();  // borrowed
+      PyObject* fixtures =
+          PyDict_GetItemString(modules, std::string(kFixturesModuleName).c_str());  // borrowed
+      if (fixtures != nullptr) {
+        PyObject* cls = PyObject_GetAttrString(fixtures, "Persistent");
+        if (cls == nullptr) PyErr_Clear();
+        persistent_class_ = PyRef::steal(cls);
+      }
+    }
+    return persistent_class_ &&
+           reinterpret_cast<PyObject*>(Py_TYPE(o)) == persistent_class_.get();
   }
 
   // copyreg.dispatch_table first, then __reduce_ex__(protocol), then
@@ -845,6 +876,7 @@ class Describer {
       case Kind::Tensor:
         if (w.reduced && w.reduced.get() != Py_None) n->array->grad = node_for(w.reduced.get());
         return;
+      case Kind::PersId: n->items.push_back(node_for(w.reduced.get())); return;
       case Kind::Module:
         if (!Py_IS_TYPE(w.object, &PyModule_Type)) {
           n->items.push_back(node_for(reinterpret_cast<PyObject*>(Py_TYPE(w.object))));
@@ -902,7 +934,10 @@ class Describer {
                                      node_for(PyTuple_GET_ITEM(pair, 1)));
       }
     }
-    if (PyObject* setter = optional_item(reduced, 5)) parts.state_setter = node_for(setter);
+    // Pickle ignores a state_setter when there is no state (None).
+    if (PyObject* setter = optional_item(reduced, 5); setter != nullptr && parts.state != nullptr) {
+      parts.state_setter = node_for(setter);
+    }
   }
 
   // An iterator's items as a list that stays alive to the end (they may be
@@ -920,6 +955,8 @@ class Describer {
   std::vector<Work> work_;
   PyRef dispatch_table_;
   PyRef whichmodule_;
+  PyRef persistent_class_;
+  bool persistent_checked_ = false;
 };
 
 }  // namespace

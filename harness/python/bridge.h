@@ -43,7 +43,9 @@ struct BridgeOptions {
   int protocol = 5;
 };
 
-// Builds the Python object for `value`. Persistent ids cannot be built.
+// Builds the Python object for `value`. A persistent id becomes
+// serialcheck_fixtures.Persistent(pid) (harness/gen/fixtures.h), and
+// from_python describes such an object as the persistent id again.
 PyRef to_python(const Node* value, const BridgeOptions& options = {});
 
 // Describes `object` as a value in `graph` and returns its root node.

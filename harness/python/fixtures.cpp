@@ -10,16 +10,23 @@
 namespace serialcheck::python {
 namespace {
 
-// Every reference to an empty tuple after the first gets a fresh node.
-void unshare_empty_tuples(Node* root, Graph& graph) {
+// Pickle memoizes neither an empty tuple nor a persistent id: every
+// reference to one after the first gets a fresh node (a persistent id keeps
+// its pid, which is memoized like any object).
+void unshare_unmemoized(Node* root, Graph& graph) {
   std::vector<Node*> todo{root};
   std::unordered_set<Node*> seen;
-  bool first = true;
+  bool first_tuple = true;
+  std::unordered_set<const Node*> persids;
   auto visit = [&](Node*& slot) {
     if (slot == nullptr) return;
     if (slot->kind == Kind::Tuple && slot->items.empty()) {
-      if (!first) slot = graph.tuple();
-      first = false;
+      if (!first_tuple) slot = graph.tuple();
+      first_tuple = false;
+      return;
+    }
+    if (slot->kind == Kind::PersId && !persids.insert(slot).second) {
+      slot = graph.persid(slot->items.empty() ? graph.none() : slot->items.front());
       return;
     }
     todo.push_back(slot);
@@ -54,7 +61,7 @@ Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol) {
   options.protocol = protocol;
   Node* described = from_python(object.get(), graph, options);
   if (described->kind == Kind::Tuple && described->items.empty()) return described;
-  unshare_empty_tuples(described, graph);
+  unshare_unmemoized(described, graph);
   return described;
 }
 

@@ -10,9 +10,9 @@ namespace serialcheck::python {
 
 // Builds the Python object of `root` (requests become the objects
 // serialcheck_fixtures.make returns) and describes it in `graph` as the
-// pickler sees it at `protocol`. Empty tuples come back unshared, as the
-// generator makes them (pickle never memoizes one). Takes the GIL; throws
-// SubjectError when Python cannot build or reduce an object.
+// pickler sees it at `protocol`. Empty tuples and persistent ids come back
+// unshared, as the generator makes them (pickle memoizes neither). Takes the
+// GIL; throws SubjectError when Python cannot build or reduce an object.
 Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol);
 
 // Installs the resolver above as the generator's (once per process).

@@ -3,6 +3,7 @@
 
 #include <Python.h>
 
+#include <unordered_set>
 #include <utility>
 
 #include "harness/python/bridge.h"
@@ -53,10 +54,45 @@ int PythonSubject::describe_protocol(const Message& message) const {
   return 5;
 }
 
+namespace {
+
+bool holds_persistent_ids(const Node* root) {
+  std::vector<const Node*> todo{root};
+  std::unordered_set<const Node*> seen;
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (n == nullptr || !seen.insert(n).second) continue;
+    if (n->kind == Kind::PersId) return true;
+    for (const Node* item : n->items) todo.push_back(item);
+    if (n->obj != nullptr) {
+      const ObjectParts& o = *n->obj;
+      todo.insert(todo.end(), {o.callable, o.args, o.state, o.state_setter});
+      for (const Node* item : o.listitems) todo.push_back(item);
+      for (const auto& [k, v] : o.dictitems) todo.insert(todo.end(), {k, v});
+    }
+  }
+  return false;
+}
+
+// A subclass of `cls` from the fixtures module (with_persistent_ids or
+// with_persistent_load).
+PyRef persistent_subclass(const char* maker, PyObject* cls) {
+  PyRef make = python::get_attr(python::import_module("serialcheck_fixtures").get(), maker);
+  return check(PyObject_CallOneArg(make.get(), cls));
+}
+
+}  // namespace
+
 Message PythonSubject::dumps(const Node* value, const DumpOptions& options) {
   require_available();
   Gil gil;
   PyRef object = python::to_python(value);
+  persistent_ids_ = holds_persistent_ids(value);
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{persistent_ids_};
   return dumps_object(object.get(), options);
 }
 
@@ -110,9 +146,15 @@ class PickleSubject final : public PythonSubject {
     PyRef kwargs = check(Py_BuildValue("{s:i,s:O}", "protocol", options.protocol, "buffer_callback",
                                        callback.get()));
     PyRef data;
-    if (flavor_ == Flavor::Pure) {
+    if (flavor_ == Flavor::Pure || persistent_ids_) {
       PyRef file = check(PyObject_CallNoArgs(python::get_attr(io().get(), "BytesIO").get()));
-      PyRef pickler_class = python::get_attr(main_module().get(), "_Pickler");
+      const char* name = flavor_ == Flavor::Pure    ? "_Pickler"
+                         : flavor_ == Flavor::Cloud ? "CloudPickler"
+                                                    : "Pickler";
+      PyRef pickler_class = python::get_attr(main_module().get(), name);
+      if (persistent_ids_) {
+        pickler_class = persistent_subclass("with_persistent_ids", pickler_class.get());
+      }
       PyRef args = check(Py_BuildValue("(O)", file.get()));
       PyRef pickler = check(PyObject_Call(pickler_class.get(), args.get(), kwargs.get()));
       check(PyObject_CallMethod(pickler.get(), "dump", "(O)", object));
@@ -169,17 +211,29 @@ class PickleSubject final : public PythonSubject {
     if (flavor_ == Flavor::Pure) {
       PyRef file =
           check(PyObject_CallOneArg(python::get_attr(io().get(), "BytesIO").get(), data.get()));
-      PyRef unpickler_class = python::get_attr(main_module().get(), "_Unpickler");
+      PyRef unpickler_class = persistent_subclass(
+          "with_persistent_load", python::get_attr(main_module().get(), "_Unpickler").get());
       PyRef args = check(Py_BuildValue("(O)", file.get()));
       PyRef unpickler = check(PyObject_Call(unpickler_class.get(), args.get(), kwargs.get()));
       return check(PyObject_CallMethod(unpickler.get(), "load", nullptr));
     }
     // cloudpickle's output is loaded by the plain C unpickler, as it is in use.
-    PyRef loads = python::get_attr(
-        flavor_ == Flavor::Cloud ? python::import_module("_pickle").get() : main_module().get(),
-        "loads");
+    PyRef c_module =
+        flavor_ == Flavor::Cloud ? python::import_module("_pickle") : main_module();
+    PyRef loads = python::get_attr(c_module.get(), "loads");
     PyRef args = check(Py_BuildValue("(O)", data.get()));
-    return check(PyObject_Call(loads.get(), args.get(), kwargs.get()));
+    PyObject* loaded = PyObject_Call(loads.get(), args.get(), kwargs.get());
+    if (loaded != nullptr || !persistent_id_error()) return check(loaded);
+    // A stream with persistent ids: again, with the fixtures module's
+    // persistent_load (loads() alone has none).
+    PyErr_Clear();
+    PyRef file =
+        check(PyObject_CallOneArg(python::get_attr(io().get(), "BytesIO").get(), data.get()));
+    PyRef unpickler_class = persistent_subclass(
+        "with_persistent_load", python::get_attr(c_module.get(), "Unpickler").get());
+    PyRef file_args = check(Py_BuildValue("(O)", file.get()));
+    PyRef unpickler = check(PyObject_Call(unpickler_class.get(), file_args.get(), kwargs.get()));
+    return check(PyObject_CallMethod(unpickler.get(), "load", nullptr));
   }
 
  private:
@@ -190,6 +244,22 @@ class PickleSubject final : public PythonSubject {
   }
 
   PyRef main_module() const { return python::import_module(module_); }
+
+  // The pending exception is the C unpickler's "no persistent_load" error.
+  static bool persistent_id_error() {
+    if (!PyErr_Occurred()) return false;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    bool match = false;
+    if (value != nullptr) {
+      std::string text = python::str_of(value);
+      match = text.find("persistent id instruction") != std::string::npos &&
+              text.find("no persistent_load") != std::string::npos;
+    }
+    PyErr_Restore(type, value, traceback);
+    return match;
+  }
   static PyRef io() { return python::import_module("io"); }
 
   // A PickleBuffer over the frame's memory; a copy when the buffer must be

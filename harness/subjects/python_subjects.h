@@ -53,6 +53,10 @@ class PythonSubject : public Subject {
   void require_available() const;
   // The __reduce_ex__ protocol used to describe what loads_object returns.
   virtual int describe_protocol(const Message& message) const;
+  // Set by dumps() while dumps_object runs: the value holds persistent ids,
+  // which the bridge builds as the fixtures module's Persistent objects; a
+  // pickle subject then pickles with that module's persistent_id.
+  bool persistent_ids_ = false;
 
  private:
   std::vector<std::string> modules_;

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "harness/gen/plan.h"
 #include "harness/gen/value.h"
 #include "harness/props/prop_helpers.h"
+#include "harness/props/value_tools.h"
 
 #ifdef SERIALCHECK_HAVE_PYTHON
 #include "harness/props/gate_props.h"
@@ -216,6 +219,115 @@ TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
         EXPECT_EQ(o.fingerprint.rfind("bytes:", 0), 0u) << o.fingerprint;
       }
     }
+  }
+}
+
+// A reduce whose state is None writes no state, so its state_setter is
+// not part of the value either; a persistent object referenced twice is two
+// persistent ids (pickle memoizes none).
+TEST_F(PythonFixtures, ResolvedValuesHoldOnlyWhatPickleWrites) {
+  Graph g;
+  Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
+  Node* setter = g.object(make, g.tuple({g.str("state_setter"), g.none()}));
+  Node* self_ref = g.object(make, g.tuple({g.str("self_ref"), g.persid(g.str("pid"))}));
+  for (int protocol = 0; protocol <= 5; ++protocol) {
+    Graph out;
+    Node* value = python::resolve_fixture_requests(g.list({setter, self_ref}), out, protocol);
+    const Node* resolved_setter = value->items.at(0);
+    ASSERT_EQ(resolved_setter->kind, Kind::Object);
+    EXPECT_EQ(resolved_setter->obj->state, nullptr);
+    EXPECT_EQ(resolved_setter->obj->state_setter, nullptr);
+    std::vector<const Node*> persids;
+    std::vector<const Node*> todo{value};
+    std::set<const Node*> seen;
+    while (!todo.empty()) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == nullptr || !seen.insert(n).second) continue;
+      if (n->kind == Kind::PersId) persids.push_back(n);
+      for (const Node* item : n->items) todo.push_back(item);
+      if (n->obj) todo.insert(todo.end(), {n->obj->callable, n->obj->args, n->obj->state});
+    }
+    EXPECT_EQ(persids.size(), 2u) << "protocol " << protocol;
+  }
+}
+
+// Persistent ids through the Python subjects: the C pickler with the
+// fixtures module's persistent_id writes what the reference writes (PERSID at
+// protocol 0, BINPERSID above), and each pickle subject reads them back.
+TEST_F(PythonFixtures, PersistentIdsThroughThePythonSubjects) {
+  std::vector<std::unique_ptr<PythonSubject>> subjects;
+  subjects.push_back(make_cpython_subject());
+  subjects.push_back(make_cpython_py_subject());
+  subjects.push_back(make_cloudpickle_subject());
+  for (int protocol = 0; protocol <= 5; ++protocol) {
+    Graph g;
+    std::vector<Node*> items{g.persid(g.str("ab")), g.integer(1)};
+    if (protocol > 0) items.push_back(g.persid(g.tuple({g.integer(3), g.str("x")})));
+    Node* value = g.list(std::move(items));
+    pickle::EncodeOptions encode_options;
+    encode_options.protocol = protocol;
+    std::string ours = pickle::encode(value, encode_options).bytes;
+    EXPECT_NE(ours.find(protocol == 0 ? 'P' : 'Q'), std::string::npos);
+    for (auto& subject : subjects) {
+      if (subject->unavailable_reason()) continue;
+      DumpOptions options;
+      options.protocol = protocol;
+      Message m = subject->dumps(value, options);
+      if (subject->name() != "cloudpickle") {
+        EXPECT_EQ(m.frames.at(0).view(), ours) << subject->name() << " at " << protocol;
+      }
+      Graph out;
+      Node* back = subject->loads(m, out, {});
+      EXPECT_TRUE(props::same_value(value, back, true, nullptr))
+          << subject->name() << " at " << protocol;
+    }
+  }
+}
+
+// A subject in another process iterates its sets in its own order: its
+// pickle still matches when the reference, reading it back, writes the same
+// bytes. Below protocol 4 that pickle names a nested class through getattr,
+// which the reference must write again as the class it names (NEWOBJ).
+class OtherSetOrder : public ReferenceSubject {
+ public:
+  std::string name() const override { return "other-set-order"; }
+  Message dumps(const Node* value, const DumpOptions& options) override {
+    Graph copy;
+    std::unordered_map<const Node*, Node*> map;
+    Node* root = copy_value(value, copy, &map);
+    for (auto& [original, node] : map) {
+      if (node->kind == Kind::Set) std::reverse(node->items.begin(), node->items.end());
+    }
+    Message m = ReferenceSubject::dumps(root, options);
+    return props::owned_copy(m);
+  }
+};
+
+TEST_F(PythonFixtures, BytesMatchAcceptsAnotherSetOrderBesideANestedClass) {
+  ReferenceSubject reference;
+  OtherSetOrder subject;
+  auto cpython = make_cpython_subject();
+  PropertyEnv env;
+  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
+    if (name == "reference") return &reference;
+    if (name == "cpython") return cpython.get();
+    if (why != nullptr) *why = "not in this test";
+    return nullptr;
+  };
+  const GateProperty* property = find_property("bytes.match-cpython");
+  ASSERT_NE(property, nullptr);
+  Graph g;
+  Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
+  Node* request = g.list({g.set({g.str("a1"), g.str("b2"), g.str("c3")}),
+                          g.object(make, g.tuple({g.str("nested_class"), g.integer(1)}))});
+  for (int protocol : {2, 3, 4}) {
+    TestCase c;
+    c.graph = std::make_shared<Graph>();
+    c.value = python::resolve_fixture_requests(request, *c.graph, protocol);
+    c.protocol = protocol;
+    Outcome o = check_case(*property, subject, c, env);
+    EXPECT_EQ(o.status, Outcome::Status::Pass) << protocol << ": " << o.message;
   }
 }
 

@@ -515,16 +515,15 @@ TEST_F(PythonBridge, PickleBuffers) {
   EXPECT_TRUE(truth("memoryview(x).readonly and bytes(x.raw()) == b'xyz'"));
 }
 
-TEST_F(PythonBridge, PersistentIdsCannotBeBuilt) {
+TEST_F(PythonBridge, PersistentIdsAreTheFixturesModulesPersistentObjects) {
   Gil gil;
   Graph g;
-  try {
-    to_python(g.list({g.persid(g.str("pid"))}));
-    FAIL() << "no error";
-  } catch (const SubjectError& e) {
-    EXPECT_EQ(e.kind(), "BridgeError");
-    EXPECT_NE(std::string(e.what()).find("persistent"), std::string::npos);
-  }
+  Graph out;
+  Node* back = round_trip(g.list({g.persid(g.str("pid")), g.persid(g.integer(7))}), out);
+  EXPECT_EQ(back->items.at(0)->kind, Kind::PersId);
+  EXPECT_TRUE(
+      truth("[type(p).__name__ for p in x] == ['Persistent'] * 2 and x[0].pid == 'pid' and"
+            " x[1].pid == 7"));
 }
 
 TEST_F(PythonBridge, MalformedValuesAreErrorsNotCrashes) {

@@ -363,22 +363,10 @@ def function(x=None, *, key=None):
     return x
 
 
-class PersistentPickler(pickle.Pickler):
-    """A pickler whose persistent_id turns every Persistent into its pid."""
-
-    def persistent_id(self, obj):
-        if type(obj) is Persistent:
-            return obj.pid
-        return None
-
-
-class PersistentUnpickler(pickle.Unpickler):
-    def persistent_load(self, pid):
-        return Persistent(pid)
-
-
 class Persistent:
-    """Stands for an object stored elsewhere, known by its pid."""
+    """Stands for an object stored elsewhere, known by its pid: a pickler made
+    by with_persistent_ids() writes it as a persistent id (PERSID, BINPERSID),
+    an unpickler made by with_persistent_load() reads it back."""
 
     def __init__(self, pid):
         self.pid = pid
@@ -388,6 +376,44 @@ class Persistent:
 
     def __hash__(self):
         return hash(("Persistent", repr(self.pid)))
+
+    def __repr__(self):
+        return "Persistent(%r)" % (self.pid,)
+
+
+def _persistent_id(self, obj):
+    return obj.pid if type(obj) is Persistent else None
+
+
+def _persistent_load(self, pid):
+    return Persistent(pid)
+
+
+_SUBCLASSES = {}
+
+
+def with_persistent_ids(pickler_class):
+    """A subclass of `pickler_class` whose persistent_id names every
+    Persistent by its pid."""
+    key = (pickler_class, "dump")
+    if key not in _SUBCLASSES:
+        _SUBCLASSES[key] = type(pickler_class.__name__, (pickler_class,),
+                                {"persistent_id": _persistent_id})
+    return _SUBCLASSES[key]
+
+
+def with_persistent_load(unpickler_class):
+    """A subclass of `unpickler_class` that reads a persistent id as a
+    Persistent."""
+    key = (unpickler_class, "load")
+    if key not in _SUBCLASSES:
+        _SUBCLASSES[key] = type(unpickler_class.__name__, (unpickler_class,),
+                                {"persistent_load": _persistent_load})
+    return _SUBCLASSES[key]
+
+
+PersistentPickler = with_persistent_ids(pickle.Pickler)
+PersistentUnpickler = with_persistent_load(pickle.Unpickler)
 
 
 # ---------------------------------------------------------------------------

@@ -1298,7 +1298,8 @@ class _Describer(object):
                 flat.append(self.node_for(pair[1]))
             parts.dictitems = flat
         setter = optional(5)
-        if setter is not None:
+        # Pickle ignores a state_setter when there is no state (None).
+        if setter is not None and parts.state is not None:
             parts.state_setter = self.node_for(setter)
 
 

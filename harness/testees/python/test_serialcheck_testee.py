@@ -747,3 +747,16 @@ def test_pypy_pickles_a_shared_picklebuffer():
     out = subprocess.run([PYPY, "-c", code], stdout=subprocess.PIPE, check=True).stdout
     assert out.strip() == b"AssertionError"
 
+
+
+class _NoStateSetter(object):
+    """A 6-item reduce whose state is None: pickle writes no state, so the
+    state_setter is not written either."""
+
+    def __reduce__(self):
+        return (_NoStateSetter, (), None, None, None, print)
+
+
+def test_a_state_setter_without_state_is_not_described():
+    doc = st.value_to_json(_NoStateSetter())
+    assert "state_setter" not in doc["object"], doc
