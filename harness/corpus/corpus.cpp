@@ -64,13 +64,33 @@ std::optional<std::filesystem::path> saved_case(const std::filesystem::path& dir
   return found;
 }
 
+std::string relative_to_directory(std::string text, const std::filesystem::path& directory) {
+  std::string prefix = directory.lexically_normal().string();
+  if (prefix.empty() || prefix == "/") return text;
+  if (prefix.back() != '/') prefix.push_back('/');
+  for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
+    text.erase(at, prefix.size());
+  }
+  return text;
+}
+
 std::filesystem::path save_case(const std::filesystem::path& dir, const CaseRecord& record) {
   auto path = case_path(dir, record);
+  // A testee's traceback names its files by absolute path; a case committed
+  // to a repository names them relative to where the run started, so the
+  // file is the same on every machine.
+  std::error_code cwd_error;
+  const std::filesystem::path cwd = std::filesystem::current_path(cwd_error);
+  CaseRecord written = record;
+  if (!cwd_error) {
+    written.message = relative_to_directory(std::move(written.message), cwd);
+    written.explanation = relative_to_directory(std::move(written.explanation), cwd);
+  }
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) throw std::runtime_error("cannot create " + path.parent_path().string());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << record_to_json(record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+  out << record_to_json(written).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
       << "\n";
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path.string());

@@ -28,7 +28,12 @@ std::filesystem::path case_path(const std::filesystem::path& dir, const CaseReco
 std::optional<std::filesystem::path> saved_case(const std::filesystem::path& dir,
                                                 const CaseRecord& record);
 
-// Writes the record (pretty JSON); returns its path. Throws std::runtime_error.
+// `text` with every path under `directory` made relative to it.
+std::string relative_to_directory(std::string text, const std::filesystem::path& directory);
+
+// Writes the record (pretty JSON); returns its path. Paths under the current
+// directory in its message and explanation are written relative to it.
+// Throws std::runtime_error.
 std::filesystem::path save_case(const std::filesystem::path& dir, const CaseRecord& record);
 
 // Reads and validates a case file. Throws std::runtime_error naming the file.
