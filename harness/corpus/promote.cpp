@@ -96,8 +96,8 @@ std::string layout(const nlohmann::ordered_json& j, std::size_t indent, std::siz
 }
 
 // A golden vector is loaded by anyone's Python; a value that names a module
-// only the harness defines (generated ModuleType subclasses) cannot load
-// there, and renaming it would make another case. Refused, with the name.
+// only the harness defines (generated ModuleType subclasses, the fixtures
+// module's classes) cannot load there, and renaming it would make another case. Refused, with the name.
 void refuse_harness_only_modules(const CaseRecord& record) {
   for (const Node* n : reachable(record.test.value)) {
     std::string_view module;
@@ -105,7 +105,7 @@ void refuse_harness_only_modules(const CaseRecord& record) {
     if (n->kind == Kind::Global) module = n->payload();
     if (!module.empty() && gen::harness_only_module(module)) {
       throw PromoteError("the value names module " + std::string(module) +
-                         ", which only the harness defines (a generated module), so no golden "
+                         ", which only the harness defines (a generated module or its fixtures), so no golden "
                          "vector user can import it; keep the case in corpus/failing");
     }
   }

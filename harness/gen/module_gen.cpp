@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 
+#include "harness/gen/fixtures.h"
 #include "harness/python/domain_objects.h"
 #include "reference/device/device.h"
 
@@ -56,7 +57,7 @@ std::span<const std::string_view> stdlib_module_names() {
 
 bool harness_only_module(std::string_view name) {
   return name.substr(0, kGeneratedModulePrefix.size()) == kGeneratedModulePrefix ||
-         name == python::kModuleTypesModule;
+         name == python::kModuleTypesModule || name == kFixturesModule;
 }
 
 rc::Gen<ModuleSpec> moduleSpec(bool allow_subclass) {

@@ -40,8 +40,8 @@ std::span<const std::string_view> stdlib_module_names();
 // no other Python can import them.
 inline constexpr std::string_view kGeneratedModulePrefix = "sc_mod_";
 
-// True for a module name only the harness defines: a generated module or
-// the registry of their classes.
+// True for a module name only the harness defines: a generated module, the
+// registry of their classes, or the fixtures module of reduce shapes.
 bool harness_only_module(std::string_view name);
 
 // `allow_subclass`: also generated names with their ModuleType subclass.

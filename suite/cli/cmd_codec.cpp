@@ -444,7 +444,8 @@ void add_decode(CLI::App& app, Action& action) {
         // decoder sees a small byte where PROTO belongs: name the flag.
         if (e.offset() == 0 && looks_like_packed_message(data)) {
           return fail(std::string(pickle::error_kind_name(e.kind())) + " at byte 0: " + e.detail() +
-                      "; FILE looks like a packed message (distributed's serialize_bytes): "
+                      "; " + (o->file == "-" ? std::string("the input") : o->file) +
+                      " looks like a packed message (distributed's serialize_bytes): "
                       "decode it with --message");
         }
         return pickle_failure(e);

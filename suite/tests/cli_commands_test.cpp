@@ -264,6 +264,24 @@ TEST_F(CliCommands, PromoteRefusesAModuleOnlyTheHarnessDefines) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), manifest);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "golden"), fs::directory_iterator{}), 1);
 
+  // An instance of a fixtures class: the fixtures module is the harness's too.
+  const std::string fixture_case = write("fixture-case.json", R"({
+    "format": "serialcheck-case/1", "subject": "cpython", "property": "roundtrip.equal",
+    "fingerprint": "mismatch:kind", "seed": 1, "message": "m",
+    "protocol": 2, "options": {"max_protocol": 5, "out_of_band": false},
+    "failing_message": null,
+    "value": {"object": {"callable": {"global": ["serialcheck_fixtures", "Point"]},
+                         "args": {"tuple": [1, 2]}}}})");
+  const CliRun fixture =
+      run_cli("promote --no-subjects-file --golden " + path("golden") + " " + fixture_case);
+  EXPECT_EQ(fixture.status, 1) << fixture.out << fixture.err;
+  EXPECT_NE(fixture.err.find("module serialcheck_fixtures, which only the harness defines"),
+            std::string::npos)
+      << fixture.err;
+  in.close();
+  in.open(dir_ / "golden" / "MANIFEST.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), manifest);
+
   // A module any Python imports is promoted.
   const std::string stdlib_case = write("stdlib-case.json", R"({
     "format": "serialcheck-case/1", "subject": "cpython", "property": "module.by-reference",
@@ -296,7 +314,8 @@ TEST_F(CliCommands, InputErrorsSayWhy) {
   const CliRun packed = run_cli("decode " + path("msg.bin"));
   EXPECT_EQ(packed.status, 1);
   expect_one_error_line(packed);
-  EXPECT_NE(packed.err.find("looks like a packed message"), std::string::npos) << packed.err;
+  EXPECT_NE(packed.err.find((dir_ / "msg.bin").string() + " looks like a packed message"), std::string::npos)
+      << packed.err;
   EXPECT_NE(packed.err.find("--message"), std::string::npos) << packed.err;
 }
 
