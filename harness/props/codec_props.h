@@ -14,13 +14,6 @@
 
 namespace serialcheck::props {
 
-// Property ids, as docs/conformance.md defines them.
-inline constexpr std::string_view kRoundtripEqual = "roundtrip.equal";
-inline constexpr std::string_view kRoundtripReencode = "roundtrip.reencode";
-inline constexpr std::string_view kRoundtripIdentity = "roundtrip.identity";
-inline constexpr std::string_view kDecodeTotal = "decode.total";
-inline constexpr std::string_view kProtocolMismatch = "protocol.mismatch";
-
 // What one check of a property on one input found. Expected-fail and
 // unexpected-pass are not decided here: the runner derives them from a
 // Fail or Pass and its known-failures list.

@@ -301,11 +301,11 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
 
 }  // namespace
 
-void add_cross_properties(std::vector<GateProperty>& out) {
-  out.push_back({"bytes.match-cpython",
+void add_cross_properties(Registry& out) {
+  add(out, 30, {"bytes.match-cpython",
                  "frame 0 is byte-identical to the cpython subject's pickle of the same value",
                  bytes_applies, bytes_match});
-  out.push_back({"cross.load",
+  add(out, 40, {"cross.load",
                  "pickles travel both ways between the subject, the reference and cpython",
                  cross_applies, cross_load, /*needs_dumps=*/false, /*needs_loads=*/false});
 }

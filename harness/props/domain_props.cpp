@@ -686,37 +686,37 @@ Applicability everyone(Subject& subject, CaseDomain domain) {
 
 }  // namespace
 
-void add_domain_properties(std::vector<GateProperty>& out) {
-  out.push_back({"tensor.grad",
+void add_domain_properties(Registry& out) {
+  add(out, 80, {"tensor.grad",
                  "a tensor's values, dtype, shape, strides, requires_grad and grad survive",
                  [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Tensor); },
                  tensor_grad});
-  out.push_back({"module.by-reference",
+  add(out, 90, {"module.by-reference",
                  "modules, ModuleType subclasses included, load as the very module registered "
                  "under their name",
                  [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Module); },
                  module_by_reference});
-  out.push_back({"zerocopy.oob",
+  add(out, 100, {"zerocopy.oob",
                  "an array above the threshold becomes a frame of its own (on the reference: "
                  "aliasing the array, and the loaded array aliases the frame)",
                  [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::BigArray); },
                  zero_copy});
-  out.push_back({"zerocopy.nested",
+  add(out, 110, {"zerocopy.nested",
                  "the same for arrays at any depth and position in lists, tuples and dicts",
                  [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::NestedArrays); },
                  zero_copy});
-  out.push_back({"zerocopy.device",
+  add(out, 120, {"zerocopy.device",
                  "device buffers travel with no device-to-host or host-to-device copy",
                  [](Subject& s, PropertyEnv&) { return device_applies(s); }, zero_copy_device});
-  out.push_back({"header.sub-header-intact",
+  add(out, 130, {"header.sub-header-intact",
                  "a wrapping family nests the inner header under sub-header, unchanged",
                  [](Subject& s, PropertyEnv&) { return subheader_applies(s); },
                  subheader_intact});
-  out.push_back({"protocol.negotiated",
+  add(out, 140, {"protocol.negotiated",
                  "a peer's highest protocol makes the pickle family write at most that protocol, "
                  "buffers in band, and record it",
                  [](Subject& s, PropertyEnv&) { return negotiated_applies(s); }, negotiated});
-  out.push_back({"wire.distributed",
+  add(out, 150, {"wire.distributed",
                  "the subject's family messages load in distributed, and distributed's in the "
                  "subject's families, to equal values; the header decides which buffers are "
                  "writable",

@@ -1,7 +1,6 @@
 #include "harness/props/gate_props.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <memory>
 
@@ -18,16 +17,24 @@
 #include "harness/props/prop_registry.h"
 
 namespace serialcheck {
-namespace {
 
-constexpr std::array<std::string_view, 15> kOrder = {
-    "roundtrip.equal",     "roundtrip.identity",  "bytes.match-cpython",
-    "cross.load",          "protocol.mismatch",   "loads.pure",
-    "loads.rejects-malformed",
-    "tensor.grad",         "module.by-reference", "zerocopy.oob",
-    "zerocopy.nested",     "zerocopy.device",     "header.sub-header-intact",
-    "protocol.negotiated", "wire.distributed",
-};
+namespace props {
+
+Registry registrations() {
+  Registry all;
+  add_own_properties(all);
+  add_cross_properties(all);
+  add_reencode_properties(all);
+  add_domain_properties(all);
+  add_malformed_properties(all);
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Registered& a, const Registered& b) { return a.order < b.order; });
+  return all;
+}
+
+}  // namespace props
+
+namespace {
 
 rc::Gen<gen::GeneratedValue> domain_values(CaseDomain d) {
   // A grad, but no grad of a grad: torch code rarely makes one, and every
@@ -49,16 +56,7 @@ rc::Gen<gen::GeneratedValue> domain_values(CaseDomain d) {
 
 std::vector<GateProperty> make_registry() {
   std::vector<GateProperty> all;
-  props::add_own_properties(all);
-  props::add_cross_properties(all);
-  props::add_domain_properties(all);
-  props::add_malformed_properties(all);
-  std::stable_sort(all.begin(), all.end(), [](const GateProperty& a, const GateProperty& b) {
-    auto rank = [](const std::string& id) {
-      return std::find(kOrder.begin(), kOrder.end(), id) - kOrder.begin();
-    };
-    return rank(a.id) < rank(b.id);
-  });
+  for (props::Registered& r : props::registrations()) all.push_back(std::move(r.property));
   return all;
 }
 

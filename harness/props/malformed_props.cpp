@@ -153,12 +153,12 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
 
 }  // namespace
 
-void add_malformed_properties(std::vector<GateProperty>& out) {
+void add_malformed_properties(Registry& out) {
   GateProperty p{"loads.rejects-malformed",
                  "streams CPython's loader rejects, the subject rejects with an error",
                  malformed_applies, rejects_malformed};
   p.needs_dumps = false;
-  out.push_back(std::move(p));
+  add(out, 70, std::move(p));
 }
 
 }  // namespace serialcheck::props

@@ -1,19 +1,38 @@
-// Internal to harness/props: each property file adds its properties to the
-// registry gate_properties() builds.
+// Internal to harness/props: each property file adds its properties, each
+// with its place in the matrix, to the registry gate_properties() builds.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/props/gate_props.h"
 
 namespace serialcheck::props {
 
-void add_own_properties(std::vector<GateProperty>& out);    // roundtrip_props.cpp
-void add_cross_properties(std::vector<GateProperty>& out);  // cross_props.cpp
-void add_domain_properties(std::vector<GateProperty>& out);  // domain_props.cpp
-void add_malformed_properties(std::vector<GateProperty>& out);  // malformed_props.cpp
+// A property and its place in the matrix: the registry lists properties by
+// `order`, lowest first, so each file places its own properties where it
+// registers them. Orders are unique (a test checks).
+struct Registered {
+  int order = 0;
+  GateProperty property;
+};
+using Registry = std::vector<Registered>;
+
+inline void add(Registry& out, int order, GateProperty property) {
+  out.push_back({order, std::move(property)});
+}
+
+// Each property file's registrations.
+void add_own_properties(Registry& out);        // roundtrip_props.cpp
+void add_cross_properties(Registry& out);      // cross_props.cpp
+void add_reencode_properties(Registry& out);   // reencode_props.cpp
+void add_domain_properties(Registry& out);     // domain_props.cpp
+void add_malformed_properties(Registry& out);  // malformed_props.cpp
+
+// Every file's registrations, in order.
+Registry registrations();
 
 // cross.matrix/<producer> (cross_props.cpp): what `producer` dumps, the
 // subject loads to an equal value.

@@ -171,17 +171,17 @@ Outcome loads_pure(Subject& subject, const TestCase& c, PropertyEnv&) {
 
 }  // namespace
 
-void add_own_properties(std::vector<GateProperty>& out) {
-  out.push_back({"roundtrip.equal", "tree-shaped values: loads(dumps(v)) equals v",
+void add_own_properties(Registry& out) {
+  add(out, 10, {"roundtrip.equal", "tree-shaped values: loads(dumps(v)) equals v",
                  [](Subject& s, PropertyEnv&) { return roundtrip_applies(s, false); }, roundtrip});
-  out.push_back({"roundtrip.identity",
+  add(out, 20, {"roundtrip.identity",
                  "values with shared references and cycles: sharing and cycles survive",
                  [](Subject& s, PropertyEnv&) { return roundtrip_applies(s, true); }, roundtrip,
                  /*needs_dumps=*/true, /*needs_loads=*/true, /*needs_sharing=*/true});
-  out.push_back({"protocol.mismatch",
+  add(out, 50, {"protocol.mismatch",
                  "a stream above the loader's protocol fails with an error naming the protocol",
                  [](Subject& s, PropertyEnv&) { return mismatch_applies(s); }, protocol_mismatch});
-  out.push_back({"loads.pure",
+  add(out, 60, {"loads.pure",
                  "loads() never modifies the message; loading twice gives equal values",
                  [](Subject& s, PropertyEnv&) {
                    return Applicability{"", own_plan(s.capabilities(), true)};

@@ -1069,6 +1069,7 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   caps.out_of_band = capability_flag(j, "out_of_band", false);
   caps.limit_loader = capability_flag(j, "limit_loader", false);
   caps.cpython_bytes = capability_flag(j, "cpython_bytes", false);
+  caps.c_pickler = capability_flag(j, "c_pickler", false);
   caps.python_values = capability_flag(j, "python_values", false);
   caps.cannot_express = capability_names(
       j, "cannot_express", std::set<std::string>(kFidelityNames.begin(), kFidelityNames.end()));

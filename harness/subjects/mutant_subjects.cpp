@@ -23,6 +23,10 @@ const std::vector<NegativeControl> kControls = {
      "loads a container or string reached twice as two objects (a memo that copies)", "mismatch:"},
     {"bytes.match-cpython", "drops-frame", Role::Subject, "",
      "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)", "bytes:"},
+    {"bytes.reencode", "loses-sharing", Role::Peer, "reference",
+     "a reference stand-in that reads a container or string reached twice as two objects, so "
+     "it writes the second as a copy where the stream had a memo reference",
+     "reencode:"},
     {"cross.load", "negates-ints", Role::Subject, "",
      "writes every int negated and negates every int it reads: its own pickles round-trip, "
      "nobody else's do",

@@ -130,6 +130,7 @@ class PickleSubject final : public PythonSubject {
     caps.limit_loader = false;  // Python's loaders read every protocol they know
     caps.pickle_format = true;
     caps.cpython_bytes = flavor_ == Flavor::C;
+    caps.c_pickler = flavor_ != Flavor::Pure;
     caps.python_values = true;
     caps.families = {"pickle"};
     return caps;

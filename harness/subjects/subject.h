@@ -46,6 +46,9 @@ struct Capabilities {
   bool limit_loader = false;     // loads() honours LoadOptions::max_protocol
   bool pickle_format = true;     // frame 0 is a plain pickle stream
   bool cpython_bytes = false;    // claims byte identity with the C pickler
+  // Frame 0 is written by CPython's C pickler or a subclass of it (cloudpickle's
+  // CloudPickler): bytes.reencode asks the reference to write it again exactly.
+  bool c_pickler = false;
   bool python_values = false;    // values pass through real Python objects
   bool can_dump = true;          // dumps() works (a reader-only testee says false)
   bool can_load = true;          // loads() works (a writer-only testee says false)
