@@ -10,6 +10,7 @@
 #include "harness/gen/config.h"
 #include "harness/gen/domain_values.h"
 #include "harness/gen/fixtures.h"
+#include "harness/gen/function_gen.h"
 #include "harness/gen/tensor_gen.h"
 #include "harness/gen/value.h"
 #include "harness/props/fingerprint.h"
@@ -27,6 +28,7 @@ Registry registrations() {
   add_reencode_properties(all);
   add_domain_properties(all);
   add_malformed_properties(all);
+  add_byvalue_properties(all);
   std::stable_sort(all.begin(), all.end(),
                    [](const Registered& a, const Registered& b) { return a.order < b.order; });
   return all;
@@ -49,6 +51,7 @@ rc::Gen<gen::GeneratedValue> domain_values(CaseDomain d) {
     case CaseDomain::DeviceBuffers: return gen::deviceBuffersValue();
     case CaseDomain::Wire:
       return rc::gen::oneOf(gen::nestedArraysValue(), gen::tensorValue(tensors));
+    case CaseDomain::Callable: return gen::callableValue();
     case CaseDomain::Builtin: break;
   }
   return gen::value(gen::default_config());
@@ -99,6 +102,7 @@ std::vector<std::string_view> domain_kinds(CaseDomain d) {
     case CaseDomain::Module: return {"module"};
     case CaseDomain::DeviceBuffers: return {"device-buffer"};
     case CaseDomain::Wire: return {"ndarray", "tensor"};
+    case CaseDomain::Callable: return {};
     case CaseDomain::Builtin: break;
   }
   return {};

@@ -39,6 +39,7 @@ enum class CaseDomain {
   Module,         // a list of modules, ModuleType subclasses included
   DeviceBuffers,  // buffers on the simulated device, alone or in collections
   Wire,           // nested arrays or a tensor (wire.distributed)
+  Callable,       // Python source of a function or class (callable.by-value)
 };
 
 // How to generate the cases of one (subject, property) cell.

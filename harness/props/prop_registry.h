@@ -30,6 +30,7 @@ void add_cross_properties(Registry& out);      // cross_props.cpp
 void add_reencode_properties(Registry& out);   // reencode_props.cpp
 void add_domain_properties(Registry& out);     // domain_props.cpp
 void add_malformed_properties(Registry& out);  // malformed_props.cpp
+void add_byvalue_properties(Registry& out);    // byvalue_props.cpp
 
 // Every file's registrations, in order.
 Registry registrations();

@@ -1071,6 +1071,9 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   caps.cpython_bytes = capability_flag(j, "cpython_bytes", false);
   caps.c_pickler = capability_flag(j, "c_pickler", false);
   caps.python_values = capability_flag(j, "python_values", false);
+  if (j.contains("by_value_pickler") && j["by_value_pickler"].is_string()) {
+    caps.by_value_pickler = j["by_value_pickler"].get<std::string>();
+  }
   caps.cannot_express = capability_names(
       j, "cannot_express", std::set<std::string>(kFidelityNames.begin(), kFidelityNames.end()));
   std::set<std::string> kinds = {"null", "buffer"};  // the JSON form's tags beside the kind names

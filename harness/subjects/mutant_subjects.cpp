@@ -43,6 +43,10 @@ const std::vector<NegativeControl> kControls = {
     {"module.by-reference", "copies-modules", Role::Subject, "",
      "loads a module as a new module object instead of the one registered under its name",
      "module:copy"},
+    {"callable.by-value", "pickles-by-reference", Role::Subject, "",
+     "pickles a function or class by reference to its module, as plain pickle does, so a "
+     "process without that module cannot load it",
+     "byvalue:load:"},
     {"zerocopy.oob", "copies-buffers", Role::Subject, "",
      "copies every out-of-band buffer into a frame of its own memory", "zerocopy:copied@dumps"},
     {"zerocopy.nested", "first-item-only", Role::Subject, "",
@@ -221,6 +225,9 @@ class Mutant : public ReferenceSubject {
     // The reference's own codec only where the property asks how it copies.
     c.native_codec = is("copies-buffers") || is("first-item-only");
     c.cpython_bytes = is("drops-frame");
+    // A Python module whose dumps() registers the object's module and pickles
+    // it by reference (harness/testees/python/serialcheck_by_reference.py).
+    if (is("pickles-by-reference")) c.by_value_pickler = "serialcheck_by_reference";
     if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
       c.families = {"dask", "pickle"};
       c.pickle_format = false;

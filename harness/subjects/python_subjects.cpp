@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "harness/python/bridge.h"
+#include "harness/python/byvalue.h"
 #include "harness/python/buffers.h"
 
 namespace serialcheck {
@@ -40,6 +41,8 @@ std::optional<std::string> PythonSubject::unavailable_reason() const {
   }
   return reason_;
 }
+
+void PythonSubject::install_by_value() { python::install_by_value_runner(); }
 
 void PythonSubject::require_available() const {
   if (auto reason = unavailable_reason()) throw SubjectError("unavailable", *reason);
@@ -133,6 +136,7 @@ class PickleSubject final : public PythonSubject {
     caps.c_pickler = flavor_ != Flavor::Pure;
     caps.python_values = true;
     caps.families = {"pickle"};
+    if (flavor_ == Flavor::Cloud) caps.by_value_pickler = module_;
     return caps;
   }
 

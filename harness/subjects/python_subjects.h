@@ -48,7 +48,10 @@ class PythonSubject : public Subject {
   explicit PythonSubject(std::vector<std::string> modules) : modules_(std::move(modules)) {
     // Cases for Python subjects may hold fixture objects (harness/gen/fixtures.h).
     python::install_fixture_resolver();
+    // And callable.by-value, for the subjects that pickle by value.
+    install_by_value();
   }
+  static void install_by_value();
   // Throws SubjectError("unavailable", reason) when the subject cannot run.
   void require_available() const;
   // The __reduce_ex__ protocol used to describe what loads_object returns.

@@ -55,6 +55,10 @@ struct Capabilities {
   // This project's own codec in this process: its frames borrow the value's
   // memory, and it serves the families and the simulated device directly.
   bool native_codec = false;
+  // A Python module whose dumps() pickles functions and classes by value
+  // and whose loads() reads them ("cloudpickle", "dill"); empty: none.
+  // callable.by-value runs only where it is set.
+  std::string by_value_pickler;
   std::vector<std::string> families;
   // Distinctions of the value model the subject's language loses
   // (docs/testee-protocol.md, "Fidelity"): "tuple", "int-float", "big-int",

@@ -25,6 +25,9 @@
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "reference/frames/family.h"
+#ifdef SERIALCHECK_HAVE_PYTHON
+#include "harness/python/byvalue.h"
+#endif
 
 namespace serialcheck {
 namespace {
@@ -64,6 +67,17 @@ class DistributedStandIn : public ReferenceSubject {
   }
 };
 
+// callable.by-value runs on a subject's by_value_pickler alone: the
+// reference with cloudpickle's.
+class CloudpickleStandIn : public ReferenceSubject {
+ public:
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.by_value_pickler = "cloudpickle";
+    return c;
+  }
+};
+
 struct Env {
   ReferenceSubject reference;
   OracleStandIn cpython;
@@ -71,6 +85,10 @@ struct Env {
   std::map<std::string, std::unique_ptr<Subject>> peers;
   PropertyEnv env;
   Env() {
+#ifdef SERIALCHECK_HAVE_PYTHON
+    // callable.by-value defines, dumps and calls in the embedded interpreter.
+    python::install_by_value_runner();
+#endif
     env.subject = [this](const std::string& name, std::string* why) -> Subject* {
       if (auto it = peers.find(name); it != peers.end()) return it->second.get();
       if (name == "reference") return &reference;
@@ -119,6 +137,9 @@ class NegativeControls : public ::testing::TestWithParam<NegativeControl> {};
 
 TEST_P(NegativeControls, ThePropertyFailsOnItsControl) {
   const NegativeControl& c = GetParam();
+#ifndef SERIALCHECK_HAVE_PYTHON
+  if (c.property == "callable.by-value") GTEST_SKIP() << "needs the embedded interpreter";
+#endif
   const GateProperty* property = find_property(property_for(c));
   ASSERT_NE(property, nullptr) << c.property;
   Env e;
@@ -167,6 +188,14 @@ TEST(NegativeControls, TheHonestReferencePassesTheSameCells) {
     // The matrix needs a consumer that is not the producer.
     ReferenceSubject consumer;
     if (id.rfind("cross.matrix/", 0) == 0) subject = &consumer;
+    // callable.by-value's honest twin: the same capabilities with cloudpickle.
+    CloudpickleStandIn by_value;
+    if (id == "callable.by-value") {
+#ifndef SERIALCHECK_HAVE_PYTHON
+      continue;
+#endif
+      subject = &by_value;
+    }
     const GateProperty* property = find_property(id);
     ASSERT_NE(property, nullptr) << id;
     Verdict v = run_cell(*property, *subject, e, 20261129);

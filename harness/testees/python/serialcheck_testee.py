@@ -1400,6 +1400,7 @@ def _preset_dill():
     import dill
     return dict(dumps=dill.dumps, loads=dill.loads, version=_dist_version("dill", dill),
                 implementation="%s, dill.dumps/loads" % _interpreter(),
+                by_value_pickler="dill",
                 highest=getattr(dill, "HIGHEST_PROTOCOL", pickle.HIGHEST_PROTOCOL))
 
 
@@ -1581,7 +1582,7 @@ class Testee(object):
     def __init__(self, dumps=None, loads=None, name="python", version="", implementation="",
                  write_protocols=None, read_protocols=None, out_of_band=None,
                  limit_loader=False, cpython_bytes=False, cannot_express=(), kinds=None,
-                 without_kinds=(), unavailable=None, verbose=True):
+                 without_kinds=(), unavailable=None, verbose=True, by_value_pickler=""):
         self.dumps = dumps
         self.loads = loads
         self.name = name
@@ -1598,13 +1599,14 @@ class Testee(object):
         self.cannot_express = list(cannot_express)
         self.kinds = list(kinds) if kinds is not None else None  # found at hello
         self.without_kinds = tuple(without_kinds)
+        self.by_value_pickler = by_value_pickler
         self.unavailable = unavailable
         self.verbose = verbose
 
     def capabilities(self):
         if self.kinds is None:
             self.kinds = supported_kinds(self.without_kinds)
-        return {
+        caps = {
             "dumps": self.dumps is not None,
             "loads": self.loads is not None,
             "write_protocols": self.write_protocols,
@@ -1616,6 +1618,9 @@ class Testee(object):
             "cannot_express": self.cannot_express,
             "kinds": self.kinds,
         }
+        if self.by_value_pickler:
+            caps["by_value_pickler"] = self.by_value_pickler
+        return caps
 
     # -- requests --------------------------------------------------------
 
@@ -1947,6 +1952,8 @@ def _setup(args):
             dumps, loads = info["dumps"], info["loads"]
             highest = info.get("highest", 5)
             cpython_bytes = info.get("cpython_bytes", False)
+            if info.get("by_value_pickler"):
+                claims["by_value_pickler"] = info["by_value_pickler"]
             claims["version"] = info["version"]
             claims["implementation"] = info["implementation"]
             name = name or args.preset
