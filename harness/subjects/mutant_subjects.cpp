@@ -47,6 +47,9 @@ const std::vector<NegativeControl> kControls = {
      "pickles a function or class by reference to its module, as plain pickle does, so a "
      "process without that module cannot load it",
      "byvalue:load:"},
+    {"callable.by-value", "drops-defaults", Role::Subject, "",
+     "pickles a function by value without its defaults and keyword-only defaults",
+     "byvalue:result"},
     {"zerocopy.oob", "copies-buffers", Role::Subject, "",
      "copies every out-of-band buffer into a frame of its own memory", "zerocopy:copied@dumps"},
     {"zerocopy.nested", "first-item-only", Role::Subject, "",
@@ -225,9 +228,11 @@ class Mutant : public ReferenceSubject {
     // The reference's own codec only where the property asks how it copies.
     c.native_codec = is("copies-buffers") || is("first-item-only");
     c.cpython_bytes = is("drops-frame");
-    // A Python module whose dumps() registers the object's module and pickles
-    // it by reference (harness/testees/python/serialcheck_by_reference.py).
+    // Python modules with a broken by-value dumps() (harness/testees/python/):
+    // serialcheck_by_reference registers the object's module and pickles it
+    // by reference; serialcheck_drops_defaults drops a function's defaults.
     if (is("pickles-by-reference")) c.by_value_pickler = "serialcheck_by_reference";
+    if (is("drops-defaults")) c.by_value_pickler = "serialcheck_drops_defaults";
     if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
       c.families = {"dask", "pickle"};
       c.pickle_format = false;

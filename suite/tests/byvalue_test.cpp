@@ -97,6 +97,13 @@ TEST(ByValue, CloudpicklePasses) {
   EXPECT_EQ(ran, 40);
 }
 
+TEST(ByValue, DillPasses) {
+  WithPickler dill("dill");
+  auto failure = run(dill, 20);
+  EXPECT_FALSE(failure.has_value()) << failure->fingerprint << ": " << failure->message << "\n"
+                                    << failure->explanation;
+}
+
 TEST(ByValue, PicklingByReferenceFailsInTheFreshProcess) {
   WithPickler by_reference("serialcheck_by_reference");
   auto failure = run(by_reference, 20);
