@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "harness/gen/value.h"
