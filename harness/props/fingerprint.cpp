@@ -178,7 +178,9 @@ std::string message_shape(std::string_view message) {
   std::size_t i = 0;
   while (i < message.size()) {
     unsigned char c = static_cast<unsigned char>(message[i]);
-    if (c == '\'' || c == '"') {
+    // An apostrophe inside a word ("can't", "it's") is not a quote.
+    const bool in_word = i > 0 && std::isalpha(static_cast<unsigned char>(message[i - 1]));
+    if ((c == '\'' && !in_word) || c == '"') {
       std::size_t j = i + 1;
       while (j < message.size() && message[j] != static_cast<char>(c)) j += message[j] == '\\' ? 2 : 1;
       put("q");
@@ -214,6 +216,24 @@ std::string message_shape(std::string_view message) {
       while (j < message.size() && (std::isalpha(static_cast<unsigned char>(message[j])) ||
                                     message[j] == '_')) {
         ++j;
+      }
+      // A dotted name (module.qualname, as "not found as m.f" or "lookup
+      // m.C failed" print it) names what the drawn value holds: q, like
+      // quoted text.
+      std::size_t k = i;
+      bool dotted = false;
+      while (k < message.size() && (std::isalnum(static_cast<unsigned char>(message[k])) ||
+                                    message[k] == '_' ||
+                                    (message[k] == '.' && k + 1 < message.size() &&
+                                     (std::isalpha(static_cast<unsigned char>(message[k + 1])) ||
+                                      message[k + 1] == '_')))) {
+        dotted = dotted || message[k] == '.';
+        ++k;
+      }
+      if (dotted && (i == 0 || !std::isalnum(static_cast<unsigned char>(message[i - 1])))) {
+        put("q");
+        i = k;
+        continue;
       }
       std::string token(message.substr(i, j - i));
       for (char& ch : token) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

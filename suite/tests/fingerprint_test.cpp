@@ -60,6 +60,22 @@ TEST(Fingerprint, MessageShapeDropsWhatVariesAndKeepsTheWords) {
             message_shape("dumps raised TypeError: module() argument 'name' must be str, not "
                           "ScModule_17"));
   EXPECT_EQ(message_shape("loads raised KeyError: 'writeable'"), "q");
+  // An apostrophe inside a word does not open a quote; dotted names are q.
+  EXPECT_EQ(message_shape("dumps raised PicklingError: Can't pickle <function Outer.Inner.method "
+                          "at 0x7f838c863920>: it's not found as serialcheck_fixtures.method"),
+            "can-t-pickle-a-it-s-not-found-as-q");
+  EXPECT_EQ(message_shape("dumps raised PicklingError: Can't pickle <function Outer.static_method "
+                          "at 0x7f838c8639c0>: it's not found as serialcheck_fixtures.static_method"),
+            "can-t-pickle-a-it-s-not-found-as-q");
+  EXPECT_EQ(message_shape("dumps raised PicklingError: Can't pickle <class "
+                          "'serialcheck_fixtures.Outer.Inner'>: attribute lookup "
+                          "serialcheck_fixtures.Inner failed"),
+            "can-t-pickle-a-attribute-lookup-q-failed");
+  // Controls: a sentence's full stop is no dotted name; a quote after a space still opens.
+  EXPECT_EQ(message_shape("x raised E: bad data. Try again"), "bad-data-try-again");
+  EXPECT_EQ(message_shape("x raised E: it's 'x y' here"), "it-s-q-here");
+  EXPECT_NE(message_shape("dumps raised PicklingError: Can't pickle <class 'm.C'>: attribute lookup m.C failed"),
+            message_shape("dumps raised PicklingError: Can't pickle <function f at 0x1>: it's not found as m.f"));
   EXPECT_EQ(message_shape("x raised E: object at 0x7f3a2b1c0d90 and <Foo object at 0x1234> 12 3.5e-7"),
             "object-at-x-and-a-n-n");
   EXPECT_EQ(message_shape("loads raised unhashable-key: Pickle Machine failed on opcode:0x73. "
