@@ -680,8 +680,12 @@ class Describer {
       if (Node* tensor = describe_tensor(o, grad)) return domain_shell(o, tensor, std::move(grad));
     }
     if (is_persistent(o)) {
+      // Pickle never memoizes a persistent id: each reference to the object
+      // is a persid of its own (only the pid may be shared), so the object
+      // is not remembered.
       Node* n = graph_.make(Kind::PersId);
-      return domain_shell(o, n, get_attr(o, "pid"));
+      work_.push_back(Work{o, n, get_attr(o, "pid")});
+      return n;
     }
     PyRef reduced = reduce(o);
     if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));

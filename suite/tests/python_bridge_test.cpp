@@ -526,6 +526,21 @@ TEST_F(PythonBridge, PersistentIdsAreTheFixturesModulesPersistentObjects) {
             " x[1].pid == 7"));
 }
 
+// Pickle never memoizes a persistent id, so a Persistent reached twice is
+// two persid nodes; only their pid is one object.
+TEST_F(PythonBridge, APersistentReachedTwiceIsTwoPersistentIds) {
+  Gil gil;
+  Graph g;
+  Node* n = describe(
+      "(lambda p: [p, p])(__import__('serialcheck_fixtures').Persistent(['shared']))", g);
+  ASSERT_EQ(n->kind, Kind::List);
+  ASSERT_EQ(n->items.size(), 2u);
+  EXPECT_EQ(n->items[0]->kind, Kind::PersId);
+  EXPECT_EQ(n->items[1]->kind, Kind::PersId);
+  EXPECT_NE(n->items[0], n->items[1]);
+  EXPECT_EQ(n->items[0]->items.at(0), n->items[1]->items.at(0));
+}
+
 TEST_F(PythonBridge, MalformedValuesAreErrorsNotCrashes) {
   Gil gil;
   Graph g;
