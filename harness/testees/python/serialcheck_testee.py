@@ -36,6 +36,7 @@ import json
 import math
 import os
 import pickle
+import pickletools
 import platform
 import re
 import struct
@@ -66,6 +67,9 @@ MODULE_TYPES_MODULE = "serialcheck_module_types"
 TORCH_DTYPES = ("float64", "float32", "float16", "bfloat16", "complex128", "complex64",
                 "int64", "int32", "int16", "int8", "uint8", "bool")
 CANONICAL_NAN_BITS = "7ff8000000000000"
+# The fixtures module beside this file: its Persistent objects stand for
+# persistent ids, as they do in serialcheck's in-process Python subjects.
+FIXTURES_MODULE = "serialcheck_fixtures"
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -936,11 +940,8 @@ class _Builder(object):
         elif kind == "set":
             self.put(n, set())
             self.push(n, _FILL)
-        elif kind in ("tuple", "frozenset", "object", "tensor", "module"):
+        elif kind in ("tuple", "frozenset", "object", "tensor", "module", "persid"):
             self.enter(n)
-        elif kind == "persid":
-            raise Unsupported("a persistent id has no Python object: only a Pickler's "
-                              "persistent_id/persistent_load pair knows what it stands for")
         elif kind == "device-buffer":
             raise Unsupported("a device-buffer has no Python object here")
         else:
@@ -1001,6 +1002,9 @@ class _Builder(object):
                                                self.part(n.items[0]) if n.items else None))
             elif n.kind == "tuple":
                 self.put(n, tuple(made[id(i)] for i in n.items))
+            elif n.kind == "persid":
+                # What the fixtures module's persistent_load gives for the pid.
+                self.put(n, fixtures_module().Persistent(self.part(n.items[0])))
             else:
                 self.put(n, frozenset(made[id(i)] for i in n.items))
         elif step == _CREATE:
@@ -1099,6 +1103,36 @@ def objects_from_nodes(root):
     return _Builder().build(root)
 
 
+def fixtures_module():
+    """The fixtures module, imported on first use from beside this file when
+    it is not on sys.path already."""
+    try:
+        return importlib.import_module(FIXTURES_MODULE)
+    except ImportError as e:
+        if getattr(e, "name", None) != FIXTURES_MODULE:
+            raise
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.append(here)
+    return importlib.import_module(FIXTURES_MODULE)
+
+
+def holds_persistent_ids(data):
+    """Whether the pickle stream `data` has a PERSID or BINPERSID opcode
+    (among those read before any malformed part)."""
+    if b"P" not in data and b"Q" not in data:
+        return False
+    try:
+        for op, _, _ in pickletools.genops(data):
+            if op.name in ("PERSID", "BINPERSID"):
+                return True
+            if op.name == "STOP":
+                return False
+    except Exception:
+        pass
+    return False
+
+
 # ---------------------------------------------------------------------------
 # Python objects -> graph, as pickle's saver sees them
 
@@ -1192,6 +1226,16 @@ class _Describer(object):
                 self.remember(o, n)
                 self.work.append((o, n, grad))
                 return n
+        fixtures = sys.modules.get(FIXTURES_MODULE)
+        if fixtures is not None and t is getattr(fixtures, "Persistent", None):
+            # What a pickler with the fixtures' persistent_id writes as a
+            # persistent id (and their persistent_load reads back). Pickle
+            # never memoizes a persistent id: each reference is a persid of
+            # its own (only the pid may be shared), so it is not remembered.
+            n = Node("persid")
+            self.alive.append(o)
+            self.work.append((o, n, None))
+            return n
         reduced = self.reduce(o)
         if isinstance(reduced, str):
             return self.remember(o, self.describe_global(o, reduced))
@@ -1260,6 +1304,8 @@ class _Describer(object):
         elif kind == "module":
             if type(o) is not types.ModuleType:
                 n.items = [node_for(type(o))]
+        elif kind == "persid":
+            n.items = [node_for(o.pid)]
 
     def fill_object(self, n, reduced):
         """`reduced` is (callable, args[, state[, listitems[, dictitems[, setter]]]])."""
@@ -1374,6 +1420,7 @@ def _preset_pickle():
     import pickle as module
     c = _pickle_is_c(module.dumps)
     return dict(dumps=module.dumps, loads=module.loads, version=_interpreter_version(),
+                pickler=module.Pickler, unpickler=module.Unpickler,
                 implementation="%s, pickle (%s)" % (
                     _interpreter(), "C _pickle" if c else "pure Python"),
                 highest=module.HIGHEST_PROTOCOL,
@@ -1384,6 +1431,7 @@ def _preset_pickle():
 def _preset_pickle_py():
     import pickle as module
     return dict(dumps=module._dumps, loads=module._loads, version=_interpreter_version(),
+                pickler=module._Pickler, unpickler=module._Unpickler,
                 implementation="%s, pickle._dumps/_loads (pure Python)" % _interpreter(),
                 highest=module.HIGHEST_PROTOCOL)
 
@@ -1391,6 +1439,7 @@ def _preset_pickle_py():
 def _preset_cloudpickle():
     import cloudpickle
     return dict(dumps=cloudpickle.dumps, loads=pickle.loads,
+                pickler=cloudpickle.CloudPickler, unpickler=pickle.Unpickler,
                 version=_dist_version("cloudpickle", cloudpickle),
                 implementation="%s, cloudpickle.dumps + pickle.loads" % _interpreter(),
                 highest=pickle.HIGHEST_PROTOCOL)
@@ -1399,6 +1448,7 @@ def _preset_cloudpickle():
 def _preset_dill():
     import dill
     return dict(dumps=dill.dumps, loads=dill.loads, version=_dist_version("dill", dill),
+                pickler=dill.Pickler, unpickler=dill.Unpickler,
                 implementation="%s, dill.dumps/loads" % _interpreter(),
                 by_value_pickler="dill",
                 highest=getattr(dill, "HIGHEST_PROTOCOL", pickle.HIGHEST_PROTOCOL))
@@ -1407,6 +1457,7 @@ def _preset_dill():
 def _preset_zodbpickle():
     from zodbpickle import fastpickle as module
     return dict(dumps=module.dumps, loads=module.loads,
+                pickler=module.Pickler, unpickler=module.Unpickler,
                 version=_dist_version("zodbpickle"),
                 implementation="%s, zodbpickle.fastpickle (C)" % _interpreter(),
                 highest=module.HIGHEST_PROTOCOL)
@@ -1415,6 +1466,7 @@ def _preset_zodbpickle():
 def _preset_zodbpickle_py():
     from zodbpickle import slowpickle as module
     return dict(dumps=module.dumps, loads=module.loads,
+                pickler=module.Pickler, unpickler=module.Unpickler,
                 version=_dist_version("zodbpickle"),
                 implementation="%s, zodbpickle.slowpickle (pure Python)" % _interpreter(),
                 highest=module.HIGHEST_PROTOCOL)
@@ -1582,9 +1634,14 @@ class Testee(object):
     def __init__(self, dumps=None, loads=None, name="python", version="", implementation="",
                  write_protocols=None, read_protocols=None, out_of_band=None,
                  limit_loader=False, cpython_bytes=False, cannot_express=(), kinds=None,
-                 without_kinds=(), unavailable=None, verbose=True, by_value_pickler=""):
+                 without_kinds=(), unavailable=None, verbose=True, by_value_pickler="",
+                 pickler=None, unpickler=None):
         self.dumps = dumps
         self.loads = loads
+        # The Pickler and Unpickler classes that persistent ids go through
+        # (dumps and loads alone take no persistent_id/persistent_load).
+        self.pickler = pickler
+        self.unpickler = unpickler
         self.name = name
         self.version = version
         self.implementation = implementation or _interpreter()
@@ -1603,9 +1660,19 @@ class Testee(object):
         self.unavailable = unavailable
         self.verbose = verbose
 
+    def takes_persistent_ids(self):
+        """Whether persid values can be dumped and loaded: each half there
+        is has its Pickler or Unpickler class."""
+        if self.dumps is None and self.loads is None:
+            return False
+        return (self.dumps is None or self.pickler is not None) and \
+            (self.loads is None or self.unpickler is not None)
+
     def capabilities(self):
         if self.kinds is None:
             self.kinds = supported_kinds(self.without_kinds)
+            if self.takes_persistent_ids() and "persid" not in self.without_kinds:
+                self.kinds.append("persid")
         caps = {
             "dumps": self.dumps is not None,
             "loads": self.loads is not None,
@@ -1677,20 +1744,54 @@ class Testee(object):
         if "value" not in req:
             raise BadRequest("dumps needs 'value'")
         root = nodes_from_json(req["value"])
-        if self.without_kinds:
-            for n in _walk(root):
-                if n.kind in self.without_kinds:
-                    raise Unsupported("%s values are left out (--without-kinds)" % n.kind)
-        return objects_from_nodes(root), protocol, out_of_band
+        persistent = False
+        for n in _walk(root):
+            if n.kind in self.without_kinds:
+                raise Unsupported("%s values are left out (--without-kinds)" % n.kind)
+            if n.kind == "persid":
+                persistent = True
+        dumps = self._persistent_dumps() if persistent else self.dumps
+        return objects_from_nodes(root), protocol, out_of_band, dumps
+
+    def _persistent_dumps(self):
+        """A dumps whose pickler writes each fixtures Persistent as its pid."""
+        if self.pickler is None:
+            raise Unsupported("a persistent id needs a Pickler class to give a persistent_id "
+                              "method, and this testee's dumps comes without one")
+        pickler_class = fixtures_module().with_persistent_ids(self.pickler)
+
+        def dumps(obj, protocol, buffer_callback=None):
+            f = io.BytesIO()
+            kwargs = {"protocol": protocol}
+            if buffer_callback is not None:
+                kwargs["buffer_callback"] = buffer_callback
+            pickler_class(f, **kwargs).dump(obj)
+            return f.getvalue()
+        return dumps
+
+    def _loader(self, data, kwargs):
+        """(loads, kwargs) for the stream: the testee's loads, or its
+        Unpickler with the fixtures' persistent_load when the stream holds
+        persistent ids."""
+        if self.unpickler is None or not holds_persistent_ids(data):
+            return self.loads, kwargs
+        unpickler_class = fixtures_module().with_persistent_load(self.unpickler)
+
+        def loads(data, buffers=None):
+            f = io.BytesIO(data)
+            if buffers is None:
+                return unpickler_class(f).load()
+            return unpickler_class(f, buffers=buffers).load()
+        return loads, {k: v for k, v in kwargs.items() if k == "buffers"}
 
     def do_dumps(self, req):
-        obj, protocol, out_of_band = self._dump_input(req)
+        obj, protocol, out_of_band, dumps = self._dump_input(req)
         if out_of_band:
             buffers = []
-            data = self.dumps(obj, protocol=protocol, buffer_callback=buffers.append)
+            data = dumps(obj, protocol=protocol, buffer_callback=buffers.append)
         else:
             buffers = []
-            data = self.dumps(obj, protocol=protocol)
+            data = dumps(obj, protocol=protocol)
         frames = [memoryview(data).cast("B")]
         writeable = []
         for b in buffers:
@@ -1728,7 +1829,8 @@ class Testee(object):
 
     def do_loads(self, req, frames):
         data, kwargs = self._load_input(req, frames)
-        obj = self.loads(data, **kwargs)
+        loads, kwargs = self._loader(data, kwargs)
+        obj = loads(data, **kwargs)
         text = value_to_text(obj, _stream_protocol(data))
         return ('{"ok":true,"value":%s}' % text).encode("utf-8"), ()
 
@@ -1738,8 +1840,7 @@ class Testee(object):
                                 "a count >= 0")
         timer = time.perf_counter
         if operation == "dumps":
-            obj, protocol, out_of_band = self._dump_input(req)
-            dumps = self.dumps
+            obj, protocol, out_of_band, dumps = self._dump_input(req)
             if out_of_band:
                 buffers = []
                 callback = buffers.append
@@ -1755,7 +1856,7 @@ class Testee(object):
                 seconds = timer() - start
         elif operation == "loads":
             data, kwargs = self._load_input(req, frames)
-            loads = self.loads
+            loads, kwargs = self._loader(data, kwargs)
             if "buffers" in kwargs:
                 kwargs["buffers"] = tuple(kwargs["buffers"])
             start = timer()
@@ -1952,6 +2053,8 @@ def _setup(args):
             dumps, loads = info["dumps"], info["loads"]
             highest = info.get("highest", 5)
             cpython_bytes = info.get("cpython_bytes", False)
+            claims["pickler"] = info.get("pickler")
+            claims["unpickler"] = info.get("unpickler")
             if info.get("by_value_pickler"):
                 claims["by_value_pickler"] = info["by_value_pickler"]
             claims["version"] = info["version"]
@@ -1959,10 +2062,13 @@ def _setup(args):
             name = name or args.preset
         if args.dumps:
             dumps, module = import_attr(args.dumps)
+            # Persistent ids go through the module's Pickler, when it has one.
+            claims["pickler"] = getattr(module, "Pickler", None)
             highest = getattr(module, "HIGHEST_PROTOCOL", highest)
             cpython_bytes = False
         if args.loads:
-            loads, _ = import_attr(args.loads)
+            loads, module = import_attr(args.loads)
+            claims["unpickler"] = getattr(module, "Unpickler", None)
         if args.dumps or args.loads:
             claims["implementation"] = "%s, %s" % (
                 _interpreter(), " / ".join(s for s in (args.dumps, args.loads) if s))
@@ -1975,6 +2081,7 @@ def _setup(args):
         claims["unavailable"] = "cannot import %s: %s: %s" % (what, type(e).__name__, e)
         claims["out_of_band"] = False
         dumps = loads = None
+        claims["pickler"] = claims["unpickler"] = None
     name = name or " / ".join(s for s in (args.dumps, args.loads) if s) or "python"
     claims["name"] = name
     if not isinstance(highest, int) or not 0 <= highest:
