@@ -27,7 +27,7 @@ NODE = shutil.which("node")
 TIMEOUT = 10.0
 
 if NODE is None:
-    pytest.skip("node is not installed (apt-get install nodejs)", allow_module_level=True)
+    pytest.skip("node is not installed (scripts/setup installs it)", allow_module_level=True)
 
 
 def _missing_modules():
@@ -52,7 +52,7 @@ def start(reader):
     missing = _missing_modules()
     if missing:
         pytest.skip(f"node_modules lacks {', '.join(missing)}: run scripts/setup "
-                    f"(npm ci --prefix harness/testees/node)")
+                    f"(scripts/setup runs npm ci for it)")
     return Child([NODE, os.path.join(HERE, "testee.js"), "--reader", reader])
 
 
