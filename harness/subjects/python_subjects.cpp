@@ -3,9 +3,10 @@
 
 #include <Python.h>
 
-#include <unordered_set>
+#include <algorithm>
 #include <utility>
 
+#include "harness/props/value_tools.h"
 #include "harness/python/bridge.h"
 #include "harness/python/byvalue.h"
 #include "harness/python/buffers.h"
@@ -60,22 +61,9 @@ int PythonSubject::describe_protocol(const Message& message) const {
 namespace {
 
 bool holds_persistent_ids(const Node* root) {
-  std::vector<const Node*> todo{root};
-  std::unordered_set<const Node*> seen;
-  while (!todo.empty()) {
-    const Node* n = todo.back();
-    todo.pop_back();
-    if (n == nullptr || !seen.insert(n).second) continue;
-    if (n->kind == Kind::PersId) return true;
-    for (const Node* item : n->items) todo.push_back(item);
-    if (n->obj != nullptr) {
-      const ObjectParts& o = *n->obj;
-      todo.insert(todo.end(), {o.callable, o.args, o.state, o.state_setter});
-      for (const Node* item : o.listitems) todo.push_back(item);
-      for (const auto& [k, v] : o.dictitems) todo.insert(todo.end(), {k, v});
-    }
-  }
-  return false;
+  const auto nodes = reachable(root);
+  return std::any_of(nodes.begin(), nodes.end(),
+                     [](const Node* n) { return n->kind == Kind::PersId; });
 }
 
 // A subclass of `cls` from the fixtures module (with_persistent_ids or
