@@ -36,6 +36,10 @@ std::string_view bytes_data(PyObject* bytes) {
   return {PyBytes_AS_STRING(bytes), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes))};
 }
 
+PyRef make_bytes(std::string_view data) {
+  return check(PyBytes_FromStringAndSize(data.data(), static_cast<Py_ssize_t>(data.size())));
+}
+
 std::size_t sequence_size(PyObject* sequence) {
   if (PyList_Check(sequence)) return static_cast<std::size_t>(PyList_GET_SIZE(sequence));
   if (PyTuple_Check(sequence)) return static_cast<std::size_t>(PyTuple_GET_SIZE(sequence));

@@ -39,6 +39,9 @@ class BoundCall {
 // for anything else.
 std::string_view bytes_data(PyObject* bytes);
 
+// A new bytes object holding a copy of `data`.
+PyRef make_bytes(std::string_view data);
+
 // len() and [i] of a list or tuple. Throw SubjectError("TypeError") for
 // anything else, or ("IndexError") past the end.
 std::size_t sequence_size(PyObject* sequence);
