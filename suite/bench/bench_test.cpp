@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "harness/python/call.h"
 #include "harness/python/interpreter.h"
+#include "harness/subjects/subject.h"
 #include "suite/bench/timed.h"
 #include "suite/bench/workloads.h"
 
@@ -103,24 +106,100 @@ TEST_F(Bench, PyperfPayloadsHaveTheirShapes) {
   EXPECT_EQ(inner->items[1]->kind, Kind::None);
 }
 
+// The subjects of one workload, prepared, by name.
+std::map<std::string, std::unique_ptr<TimedSubject>> prepare_all(Workload& w) {
+  std::map<std::string, std::unique_ptr<TimedSubject>> prepared;
+  for (const std::string& subject : subject_names()) {
+    auto timed = make_timed_subject(subject, *w.spec);
+    if (timed == nullptr) {
+      ADD_FAILURE() << w.spec->name << "/" << subject << " is not made";
+      continue;
+    }
+    try {
+      timed->prepare(w);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << w.spec->name << "/" << subject << ": " << e.what();
+    }
+    prepared.emplace(subject, std::move(timed));
+  }
+  return prepared;
+}
+
 TEST_F(Bench, EverySubjectPassesItsCheckAndTheReferenceWritesCPythonsBytes) {
   for (const char* name : {"pyperf_dict", "pyperf_dict_group", "oob_1KiB", "inband_16KiB"}) {
     auto w = build_workload(spec_named(name));
-    std::vector<std::unique_ptr<TimedSubject>> prepared;
-    for (const std::string& subject : subject_names()) {
-      auto timed = make_timed_subject(subject, *w->spec);
-      ASSERT_NE(timed, nullptr) << subject;
-      try {
-        timed->prepare(*w);
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << name << "/" << subject << ": " << e.what();
-      }
-      prepared.push_back(std::move(timed));
+    auto prepared = prepare_all(*w);
+    ASSERT_EQ(prepared.size(), subject_names().size()) << name;
+    const TimedSubject& cpython = *prepared.at("cpython");
+    for (const char* subject : {"reference", "reference-py"}) {
+      ASSERT_TRUE(prepared.at(subject)->writes_cpython_bytes()) << subject;
+      EXPECT_EQ(first_difference(prepared.at(subject)->frames(), cpython.frames()), "")
+          << name << "/" << subject;
+      EXPECT_NO_THROW(check_cpython_bytes(*prepared.at(subject), cpython)) << name;
     }
-    ASSERT_EQ(subject_names()[0], "reference");
-    ASSERT_EQ(subject_names()[1], "cpython");
-    EXPECT_EQ(first_difference(prepared[0]->frames(), prepared[1]->frames()), "") << name;
+    EXPECT_FALSE(cpython.writes_cpython_bytes());
   }
+}
+
+// reference-py starts from the Python object and gives back bytes and Python
+// objects: on every workload that claims the C pickler's bytes, its bytes are
+// those bytes; on the others (tensors) it still loads back what it dumped.
+TEST_F(Bench, ReferenceFromPythonWritesTheCPicklersBytesOnEveryWorkload) {
+  for (const WorkloadSpec& spec : workload_specs()) {
+    if (!spec.quick || spec.size > (1u << 20)) continue;  // the shapes, not the sizes
+    if (spec.group == "device") {
+      EXPECT_EQ(make_timed_subject("reference-py", spec), nullptr) << "no Python object";
+      continue;
+    }
+    std::unique_ptr<Workload> w;
+    try {
+      w = build_workload(spec);
+    } catch (const SubjectError& e) {
+      ADD_FAILURE() << spec.name << " cannot be built: " << e.what();
+      continue;
+    }
+    auto reference_py = make_timed_subject("reference-py", spec);
+    auto cpython = make_timed_subject("cpython", spec);
+    ASSERT_NE(reference_py, nullptr) << spec.name;
+    try {
+      reference_py->prepare(*w);
+      cpython->prepare(*w);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << spec.name << ": " << e.what();
+      continue;
+    }
+    if (spec.same_bytes) {
+      EXPECT_EQ(first_difference(reference_py->frames(), cpython->frames()), "") << spec.name;
+    }
+    python::Gil gil;  // the timed calls run with the GIL held
+    reference_py->dumps();
+    reference_py->loads();
+  }
+}
+
+TEST_F(Bench, BytesThatDifferFromTheCPicklersFailTheCheck) {
+  auto dict = build_workload(spec_named("pyperf_dict"));
+  auto tuple = build_workload(spec_named("pyperf_tuple"));
+  auto reference_py = make_timed_subject("reference-py", *dict->spec);
+  auto cpython = make_timed_subject("cpython", *tuple->spec);
+  reference_py->prepare(*dict);
+  cpython->prepare(*tuple);
+  try {
+    check_cpython_bytes(*reference_py, *cpython);
+    ADD_FAILURE() << "pyperf_dict's bytes passed as pyperf_tuple's";
+  } catch (const CheckFailed& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes differ from the C pickler's"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("frame 0 byte "), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(Bench, MakeBytesCopiesIntoABytesObject) {
+  python::Gil gil;
+  std::string data("a\0b", 3);
+  python::PyRef bytes = python::make_bytes(data);
+  EXPECT_EQ(python::bytes_data(bytes.get()), data);
+  EXPECT_NE(python::bytes_data(bytes.get()).data(), data.data());
 }
 
 TEST_F(Bench, AWrongOutputFailsTheCheck) {
@@ -130,6 +209,10 @@ TEST_F(Bench, AWrongOutputFailsTheCheck) {
   w->pickled_value = other.list({other.integer(1)});
   auto cpython = make_timed_subject("cpython", *w->spec);
   EXPECT_THROW(cpython->prepare(*w), CheckFailed);
+  // reference-py's loads give back the tuple, not what the workload now claims.
+  w->value = w->pickled_value;
+  auto reference_py = make_timed_subject("reference-py", *w->spec);
+  EXPECT_THROW(reference_py->prepare(*w), CheckFailed);
 
   // The pickle codec cannot write a device buffer.
   auto device = build_workload(spec_named("device_1KiB"));

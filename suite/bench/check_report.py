@@ -2,7 +2,9 @@
 complete report, and every benchmark either has a time or reports that its
 subject's output was wrong (which the report must list; conformance itself is
 gated by `serialcheck run`). Any other error (a subject that cannot run, a
-failure while timed) fails the test. No timing is asserted.
+failure while timed) fails the test, and so do bytes that differ from the C
+pickler's where a subject claims them (`reference`, `reference-py`): their
+ratios would compare different work. No timing is asserted.
 
 Usage: check_report.py SERIALCHECK REPORT_DIR
 """
@@ -32,7 +34,8 @@ def main():
     with open(path) as f:
         runs = json.load(f)["benchmarks"]
     names = {r["name"] for r in runs}
-    for subject in ("reference", "cpython", "cpython-py", "cloudpickle", "distributed"):
+    for subject in ("reference", "reference-py", "cpython", "cpython-py", "cloudpickle",
+                    "distributed"):
         for op in ("dumps", "loads"):
             name = "%s/pyperf_dict/%s" % (op, subject)
             if name not in names:
@@ -65,6 +68,11 @@ def main():
     except ImportError:
         print("matplotlib is missing: plots not checked")
 
+    differ = [name for name, message in errors if "bytes differ from the C pickler's" in message]
+    if differ:
+        fail("bytes differ from the C pickler's: %s" % ", ".join(differ))
+    if "| reference | reference-py |" not in text:
+        fail("perf.md has no reference-py column beside the reference's")
     wrong = [name for name, message in errors if message.startswith("wrong output:")]
     for name in wrong:
         if name not in text:

@@ -48,6 +48,7 @@ def synthetic_run():
     for op, base in (("dumps", 10000.0), ("loads", 14000.0)):
         b.append(entry("%s/pyperf_dict/cpython" % op, base, 5000))
         b.append(entry("%s/pyperf_dict/reference" % op, base / 4, 5000))
+        b.append(entry("%s/pyperf_dict/reference-py" % op, base * 1.25, 5000))
         b.append(entry("%s/pyperf_dict/cloudpickle" % op, base * 1.3, 5000))
         b.append(entry("%s/pyperf_dict/ext/manual_time" % op, base * 0.8, 5000))
     b.append(entry("request/pyperf_dict/ext/manual_time", 80000.0, 5000))
@@ -110,6 +111,9 @@ def compare_test(script, work):
         if r["ratio_change"] is not None:
             check(abs(r["ratio_change"]) < 1e-9, "%s: ratio change %r" % (n, r["ratio_change"]))
     check(rows["dumps/pyperf_dict/reference"]["baseline"] == "cpython", "pyperf baseline")
+    check(rows["dumps/pyperf_dict/reference-py"]["baseline"] == "cpython"
+          and rows["loads/pyperf_dict/reference-py"]["baseline"] == "cpython",
+          "the reference from Python objects is not measured against the C pickler")
     check(rows["dumps/device_1KiB/reference"]["baseline"] == "memcpy warm",
           "a workload the C pickler does not run is not measured against memcpy")
     check(rows["dumps/pyperf_dict/cpython"]["verdict"] == "baseline", "cpython is no baseline")
@@ -118,7 +122,10 @@ def compare_test(script, work):
           "an external subject is not measured against the C pickler")
     names = [r["name"] for r in doc["benchmarks"]]
     check(names.index("dumps/pyperf_dict/cpython") < names.index("dumps/pyperf_dict/reference")
-          < names.index("loads/pyperf_dict/reference") < names.index("dumps/inband_1KiB/cpython"),
+          < names.index("loads/pyperf_dict/reference")
+          < names.index("dumps/pyperf_dict/reference-py")
+          < names.index("loads/pyperf_dict/reference-py")
+          < names.index("dumps/inband_1KiB/cpython"),
           "compare rows are not in workload, subject, operation order: %s" % names)
     check(rows["dumps/only_reference/reference"]["verdict"].startswith("not judged"),
           "a benchmark without a baseline was judged")
@@ -130,6 +137,13 @@ def compare_test(script, work):
     with open(os.path.join(out, "perf.md")) as f:
         md = f.read()
     check("No regressions." in md, "perf.md: uniform slowdown reported as a regression")
+    # Both readings of the reference side by side, each explained.
+    check("| workload | cpython time | reference | reference-py | cpython |" in md,
+          "perf.md: no reference-py column beside reference's")
+    check("| pyperf_dict | 20 µs | 4.00× | 0.80× | 1.00× |" in md,
+          "perf.md: reference-py's ratio to the C pickler is not t(cpython) / t(reference-py)")
+    check("`reference-py` starts from the same Python object" in md,
+          "perf.md does not say what reference-py measures")
     check("0 slower" in proc.stdout, "stdout has no comparison summary: " + proc.stdout)
     check(rows["loads/pyperf_dict/ext"]["external"]
           and not rows["loads/pyperf_dict/reference"]["external"], "external subjects not marked")
@@ -143,6 +157,13 @@ def compare_test(script, work):
         rows = {r["name"]: r for r in json.load(f)["benchmarks"]}
     slower = sorted(n for n, r in rows.items() if r["verdict"] == "slower")
     check(slower == ["dumps/pyperf_dict/reference"], "one subject slower: flagged %s" % slower)
+    out_py = os.path.join(work, "one-py")
+    one_py = scaled(base, 2.0, only="loads/pyperf_dict/reference-py")
+    run_plot_bench(script, write(os.path.join(work, "one-py.json"), one_py), out_py, old)
+    with open(os.path.join(out_py, "compare.json")) as f:
+        rows_py = {r["name"]: r for r in json.load(f)["benchmarks"]}
+    slower = sorted(n for n, r in rows_py.items() if r["verdict"] == "slower")
+    check(slower == ["loads/pyperf_dict/reference-py"], "reference-py slower: flagged %s" % slower)
     check(abs(rows["dumps/pyperf_dict/reference"]["ratio_change"] - 1.0) < 1e-9,
           "one subject slower: ratio change %r"
           % rows["dumps/pyperf_dict/reference"]["ratio_change"])

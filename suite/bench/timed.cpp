@@ -36,6 +36,7 @@ class ReferenceTimed final : public TimedSubject {
   std::string name() const override { return "reference"; }
   bool needs_gil() const override { return false; }
   bool pickle_format() const override { return true; }
+  bool writes_cpython_bytes() const override { return true; }
 
   void prepare(Workload& workload) override {
     value_ = workload.value;
@@ -86,6 +87,112 @@ class ReferenceTimed final : public TimedSubject {
   pickle::EncodeOptions encode_;
   pickle::DecodeOptions decode_;
   pickle::EncodeResult output_;
+  std::vector<pickle::BufferView> views_;
+};
+
+// ---- the reference from Python objects, through the bridge ---------------------
+//
+// What a Python program calling the reference would see: dumps describes the
+// Python object as a value (python::from_python), encodes it and returns a
+// bytes object (and, out of band, a Python object for each buffer, made by
+// python::to_python); loads decodes a bytes object and builds the Python
+// object (python::to_python). The C pickler starts from the same object.
+
+class ReferencePyTimed final : public TimedSubject {
+ public:
+  ~ReferencePyTimed() override {
+    python::Gil gil;
+    object_ = output_ = PyRef();
+    buffers_.clear();
+    frames_.clear();
+  }
+
+  std::string name() const override { return "reference-py"; }
+  bool needs_gil() const override { return true; }
+  bool pickle_format() const override { return true; }
+  bool writes_cpython_bytes() const override { return true; }
+
+  void prepare(Workload& workload) override {
+    python::Gil gil;
+    object_ = workload.object;
+    bridge_.protocol = 5;
+    encode_.protocol = 5;
+    if (workload.spec->out_of_band) encode_.buffer_callback = [](const Node&) { return false; };
+    try {
+      buffers_ = dump(output_);
+    } catch (const pickle::PickleError& e) {
+      throw CheckFailed("dumps failed: " + std::string(e.what()));
+    }
+    frames_.clear();
+    frames_.push_back(python::frame_from_buffer(output_.get()));
+    for (const PyRef& buffer : buffers_) frames_.push_back(python::frame_from_buffer(buffer.get()));
+    views_.clear();
+    for (std::size_t i = 1; i < frames_.size(); ++i) {
+      auto view = frames_[i].view();
+      views_.push_back({reinterpret_cast<const std::uint8_t*>(view.data()), view.size(),
+                        frames_[i].readonly});
+    }
+    decode_.buffers = views_;
+    PyRef loaded;
+    try {
+      loaded = load();
+    } catch (const pickle::PickleError& e) {
+      throw CheckFailed("loads failed: " + std::string(e.what()));
+    }
+    // As for the Python subjects: CPython may share or unshare equal
+    // immutable objects, which no serializer controls.
+    Graph graph;
+    const Node* root = python::from_python(loaded.get(), graph, bridge_);
+    EqualOptions options;
+    options.immutable_sharing = false;
+    Difference why;
+    if (!equal(workload.value, root, options, &why)) fail_equal(why);
+  }
+
+  void dumps() override {
+    PyRef bytes;
+    std::vector<PyRef> buffers = dump(bytes);
+    benchmark::DoNotOptimize(bytes.get());
+    benchmark::DoNotOptimize(buffers.data());
+  }
+
+  void loads() override {
+    PyRef result = load();
+    benchmark::DoNotOptimize(result.get());
+  }
+
+  std::vector<std::string_view> frames() const override {
+    std::vector<std::string_view> out;
+    for (const Frame& f : frames_) out.push_back(f.view());
+    return out;
+  }
+
+ private:
+  // The pickle into `bytes`; returns the out-of-band buffers.
+  std::vector<PyRef> dump(PyRef& bytes) {
+    Graph graph;
+    const Node* root = python::from_python(object_.get(), graph, bridge_);
+    pickle::EncodeResult result = pickle::encode(root, encode_);
+    bytes = python::make_bytes(result.bytes);
+    std::vector<PyRef> buffers;
+    buffers.reserve(result.buffers.size());
+    for (const Node* buffer : result.buffers) buffers.push_back(python::to_python(buffer, bridge_));
+    return buffers;
+  }
+
+  PyRef load() {
+    Graph graph;
+    pickle::DecodeResult result = pickle::decode(python::bytes_data(output_.get()), graph, decode_);
+    return python::to_python(result.root, bridge_);
+  }
+
+  PyRef object_;
+  python::BridgeOptions bridge_;
+  pickle::EncodeOptions encode_;
+  pickle::DecodeOptions decode_;
+  PyRef output_;                        // the checked dumps output that loads reads
+  std::vector<PyRef> buffers_;          // its out-of-band buffers
+  std::vector<Frame> frames_;           // views of both, for the byte comparison
   std::vector<pickle::BufferView> views_;
 };
 
@@ -268,8 +375,8 @@ class PythonTimed final : public TimedSubject {
 }  // namespace
 
 const std::vector<std::string>& subject_names() {
-  static const std::vector<std::string> names = {"reference", "cpython", "cpython-py",
-                                                 "cloudpickle", "distributed"};
+  static const std::vector<std::string> names = {"reference",  "reference-py", "cpython",
+                                                 "cpython-py", "cloudpickle",  "distributed"};
   return names;
 }
 
@@ -280,11 +387,19 @@ std::unique_ptr<TimedSubject> make_timed_subject(const std::string& name,
     return nullptr;
   }
   if (name == "reference") return std::make_unique<ReferenceTimed>();
+  if (name == "reference-py") return std::make_unique<ReferencePyTimed>();
   if (name == "cpython") return std::make_unique<PythonTimed>(name, Flavor::C);
   if (name == "cpython-py") return std::make_unique<PythonTimed>(name, Flavor::Pure);
   if (name == "cloudpickle") return std::make_unique<PythonTimed>(name, Flavor::Cloud);
   if (name == "distributed") return std::make_unique<PythonTimed>(name, Flavor::Distributed);
   return make_external_timed(name, spec);
+}
+
+void check_cpython_bytes(const TimedSubject& subject, const TimedSubject& cpython) {
+  std::string diff = first_difference(subject.frames(), cpython.frames());
+  if (!diff.empty()) {
+    throw CheckFailed("bytes differ from the C pickler's for the same object: " + diff);
+  }
 }
 
 std::string first_difference(const std::vector<std::string_view>& a,

@@ -5,7 +5,12 @@
 // then repeat is exactly the call that was checked. The Python subjects are
 // timed through the C API (harness/python/call.h) with the GIL held, so no
 // Python-level loop, argument building or attribute look-up is counted:
-//   reference    pickle::encode / pickle::decode (no Message, no header)
+//   reference    pickle::encode / pickle::decode of the workload's value graph
+//                (no Message, no header): the codec's own speed
+//   reference-py the reference called from the Python object the C pickler
+//                starts from: python::from_python, pickle::encode, a new bytes
+//                object / pickle::decode of that bytes object, python::to_python
+//                (harness/python/bridge.h): what a Python caller would see
 //   cpython      _pickle.dumps(obj, 5) / _pickle.loads(data)
 //   cpython-py   pickle._dumps / pickle._loads (the pure-Python pickler)
 //   cloudpickle  cloudpickle.dumps(obj, 5) / _pickle.loads(data)
@@ -42,6 +47,9 @@ class TimedSubject {
   virtual bool needs_gil() const = 0;
   // Frame 0 is a pickle that the C pickler's can be compared with.
   virtual bool pickle_format() const = 0;
+  // Its frames must equal the C pickler's for the same value (where the
+  // workload's spec.same_bytes says they can): see check_cpython_bytes.
+  virtual bool writes_cpython_bytes() const { return false; }
 
   // Throws CheckFailed when the output is wrong and SubjectError when the
   // subject cannot run (a module is missing...). Takes the GIL itself.
@@ -64,12 +72,17 @@ class TimedSubject {
   virtual double request_seconds() { return 0; }
 };
 
-// "reference", "cpython", "cpython-py", "cloudpickle", "distributed".
+// "reference", "reference-py", "cpython", "cpython-py", "cloudpickle",
+// "distributed".
 const std::vector<std::string>& subject_names();
 
 // nullptr when the subject does not run `spec` (device workloads are the
 // reference's only). External subjects (external_timed.h) are made here too.
 std::unique_ptr<TimedSubject> make_timed_subject(const std::string& name, const WorkloadSpec& spec);
+
+// Throws CheckFailed, naming the first difference, when the prepared
+// `subject`'s frames differ from the prepared C pickler's.
+void check_cpython_bytes(const TimedSubject& subject, const TimedSubject& cpython);
 
 // Where `a` and `b` first differ ("frame 0 byte 17: 0x94 != 0x95", "frame 1:
 // 0 bytes != 32768 bytes", "2 frames != 1 frames"), or "" when they are equal.
