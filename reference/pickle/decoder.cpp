@@ -8,9 +8,11 @@
 // - STRING/BINSTRING/SHORT_BINSTRING (Python 2 str) decode as CPython 3
 //   decodes them by default (encoding="ASCII"): a Str when every byte is
 //   ASCII, BadValue otherwise.
-// - EXT1/2/4 consult no registry: the value is an inert
+// - EXT1/2/4 consult no registry: the value is an inert extension reference
 //   Object(Global("copyreg", "_inverted_registry"), (code,)), read as "the
-//   global registered under `code`".
+//   global registered under `code`" (reference/pickle/extension.h), a new
+//   node for every EXT, since CPython never memoizes one. The encoder writes
+//   it back as the same EXT.
 // - A second BUILD on the same object is BadValue: the model holds one state.
 //   BUILD on anything but an Object is BadValue too.
 // - REDUCE immediately followed by POP, calling f with (obj, state) where obj

@@ -38,6 +38,7 @@
 
 #include "reference/pickle/compat.h"
 #include "reference/pickle/errors.h"
+#include "reference/pickle/extension.h"
 #include "reference/pickle/opcodes.h"
 #include "reference/pickle/pod_stack.h"
 #include "reference/pickle/scratch_pool.h"
@@ -1930,6 +1931,10 @@ class Encoder {
 
   // ---- reduce ---------------------------------------------------------------------
   void save_object(const Node* n) {
+    if (std::int64_t code = extension_code(n); code != 0) {
+      save_extension(code);
+      return;
+    }
     const ObjectParts* parts = n->obj.get();
     if (parts == nullptr || parts->callable == nullptr) fail("object node without a callable");
     const Node* callable = parts->callable;
@@ -1957,7 +1962,7 @@ class Encoder {
       const Node* cls = args->items[0];
       const Node* cargs = args->items[1];
       const Node* kwargs = args->items[2];
-      if (cls == nullptr || cls->kind != Kind::Global) {
+      if (!is_class_ref(cls)) {
         fail("first item from NEWOBJ_EX argument tuple must be a class");
       }
       if (cargs == nullptr || cargs->kind != Kind::Tuple) {
@@ -1979,7 +1984,7 @@ class Encoder {
     if (newobj) {
       if (args->items.empty()) fail("__newobj__ arglist is empty");
       const Node* cls = args->items[0];
-      if (cls == nullptr || cls->kind != Kind::Global) {
+      if (!is_class_ref(cls)) {
         fail("args[0] from __newobj__ args is not a type");
       }
       push_op(Op::NEWOBJ);
@@ -1998,6 +2003,35 @@ class Encoder {
     push_op(Op::REDUCE);
     push_save(args);
     save_entry(callable);
+  }
+
+  // What stands for a class in NEWOBJ and NEWOBJ_EX: a global, or (a
+  // registered class, as CPython writes it from protocol 2 on, and these
+  // opcodes exist only there) an extension reference.
+  static bool is_class_ref(const Node* cls) {
+    return cls != nullptr && (cls->kind == Kind::Global || extension_code(cls) != 0);
+  }
+
+  // save_global for a global in copyreg's extension registry: EXT1, EXT2 or
+  // EXT4 by the size of the code, and no memo entry (CPython memoizes only
+  // what it writes by name). Below protocol 2 CPython writes the global's
+  // name instead, which an extension reference does not hold; writing the
+  // reference as the call copyreg._inverted_registry(code) would make a
+  // pickle no loader can run (a dict is not callable), so it is refused.
+  void save_extension(std::int64_t code) {
+    if (proto_ < 2) {
+      fail("the global registered under extension code " + std::to_string(code) +
+           " needs protocol 2 or above: below 2 it is written by name, which an extension "
+           "reference does not hold");
+    }
+    const auto u = static_cast<std::uint64_t>(code);
+    if (u <= 0xff) {
+      put_word(static_cast<std::uint8_t>(op(Op::EXT1)) | u << 8, 2);
+    } else if (u <= 0xffff) {
+      put_word(static_cast<std::uint8_t>(op(Op::EXT2)) | u << 8, 3);
+    } else {
+      put_word(static_cast<std::uint8_t>(op(Op::EXT4)) | u << 8, 5);
+    }
   }
 
   // copyreg.__newobj_ex__ at protocols 2 and 3: the C pickler reduces with
