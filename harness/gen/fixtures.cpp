@@ -36,7 +36,7 @@ const std::vector<FixtureKind>& fixture_kinds() {
       {"reduce_ex", 2, 0},
       {"newargs", 2, 0},
       {"newargs_ex", 2, 0},
-      {"newargs_ex_new", 2, 4},
+      {"newargs_ex_new", 2, 0},
       {"list_subclass", 2, 0},
       {"dict_subclass", 2, 0},
       {"set_subclass", 1, 0},

@@ -697,7 +697,55 @@ class Describer {
     if (size < 2 || size > 6) {
       bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
     }
-    return shell(o, Kind::Object, std::move(reduced));
+    return shell(o, Kind::Object, newobj_ex_as_saved(std::move(reduced)));
+  }
+
+  // Below protocol 4 there is no NEWOBJ_EX: the C pickler (save_reduce)
+  // saves a copyreg.__newobj_ex__ reduce as the call
+  // functools.partial(cls.__new__, cls, *args, **kwargs)(). The value model's
+  // __newobj_ex__ stands for that call with object.__new__ (what the
+  // reference writes); a class with a __new__ of its own gets the partial
+  // itself, built here as the pickler builds it, so its pickle names that
+  // __new__. Protocols 0 and 1 never get here (copyreg._reduce_ex ignores
+  // __getnewargs_ex__).
+  PyRef newobj_ex_as_saved(PyRef reduced) {
+    if (options_.protocol < 2 || options_.protocol >= 4) return reduced;
+    if (!newobj_ex_) newobj_ex_ = get_attr(import_module("copyreg").get(), "__newobj_ex__");
+    if (PyTuple_GET_ITEM(reduced.get(), 0) != newobj_ex_.get()) return reduced;
+    PyObject* args = PyTuple_GET_ITEM(reduced.get(), 1);
+    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) != 3) return reduced;
+    PyObject* cls = PyTuple_GET_ITEM(args, 0);
+    PyObject* cls_args = PyTuple_GET_ITEM(args, 1);
+    PyObject* kwargs = PyTuple_GET_ITEM(args, 2);
+    // Malformed ones are left for the encoder to refuse, as the pickler does.
+    if (!PyType_Check(cls) || !PyTuple_Check(cls_args) || !PyDict_Check(kwargs)) return reduced;
+    PyRef cls_new = get_attr(cls, "__new__");
+    if (!object_new_) {
+      object_new_ = get_attr(reinterpret_cast<PyObject*>(&PyBaseObject_Type), "__new__");
+    }
+    if (cls_new.get() == object_new_.get()) return reduced;
+    if (!partial_) partial_ = get_attr(import_module("functools").get(), "partial");
+    Py_ssize_t n = PyTuple_GET_SIZE(cls_args);
+    PyRef call_args = check(PyTuple_New(n + 2));
+    PyTuple_SET_ITEM(call_args.get(), 0, cls_new.release());
+    Py_INCREF(cls);
+    PyTuple_SET_ITEM(call_args.get(), 1, cls);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* item = PyTuple_GET_ITEM(cls_args, i);
+      Py_INCREF(item);
+      PyTuple_SET_ITEM(call_args.get(), i + 2, item);
+    }
+    PyRef callable = check(PyObject_Call(partial_.get(), call_args.get(), kwargs));
+    Py_ssize_t size = PyTuple_GET_SIZE(reduced.get());
+    PyRef saved = check(PyTuple_New(size));
+    PyTuple_SET_ITEM(saved.get(), 0, callable.release());
+    PyTuple_SET_ITEM(saved.get(), 1, check(PyTuple_New(0)).release());
+    for (Py_ssize_t i = 2; i < size; ++i) {
+      PyObject* item = PyTuple_GET_ITEM(reduced.get(), i);
+      Py_INCREF(item);
+      PyTuple_SET_ITEM(saved.get(), i, item);
+    }
+    return saved;
   }
 
   // An object of the fixtures module's Persistent class: what a pickler
@@ -958,6 +1006,9 @@ class Describer {
   std::vector<PyRef> alive_;
   std::vector<Work> work_;
   PyRef dispatch_table_;
+  PyRef newobj_ex_;
+  PyRef object_new_;
+  PyRef partial_;
   PyRef whichmodule_;
   PyRef persistent_class_;
   bool persistent_checked_ = false;

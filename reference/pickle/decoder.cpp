@@ -535,7 +535,9 @@ class Decoder {
   // partial(cls.__new__, cls, *args, **kwargs)() (cls.__new__ spelled
   // getattr(C, '__new__')). Read that exact shape back as the
   // __newobj_ex__ reduce it stands for, so the value is the same whatever
-  // protocol carried it, as with the builtin forms.
+  // protocol carried it, as with the builtin forms. Only where C is object:
+  // the encoder writes __newobj_ex__ with object.__new__, so a class's own
+  // __new__ stays the partial call it is.
   Node* newobj_ex_fallback(Node* callable, Node* args) {
     if (callable->kind != Kind::Object || !args->items.empty()) return nullptr;
     const ObjectParts& partial = *callable->obj;
@@ -556,8 +558,8 @@ class Decoder {
     const ObjectParts& getter = *func->obj;
     if (!is_global(getter.callable, "builtins", "getattr") || getter.state != nullptr ||
         getter.args == nullptr || getter.args->kind != Kind::Tuple ||
-        getter.args->items.size() != 2 || getter.args->items[1]->kind != Kind::Str ||
-        getter.args->items[1]->payload() != "__new__") {
+        getter.args->items.size() != 2 || !is_global(getter.args->items[0], "builtins", "object") ||
+        getter.args->items[1]->kind != Kind::Str || getter.args->items[1]->payload() != "__new__") {
       return nullptr;
     }
     const std::vector<Node*>& call_args = state->items[1]->items;

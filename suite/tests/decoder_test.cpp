@@ -521,6 +521,23 @@ constexpr std::string_view kKwP4 =
 constexpr std::string_view kKwP5 =
     "\x80\x05\x95\x1d\x00\x00\x00\x00\x00\x00\x00\x8c\x03mod\x94\x8c\x02KW\x94\x93\x94K\x01\x85"
     "\x94}\x94\x8c\x01k\x94K\x02s\x92\x94."sv;
+// The same reduce at protocol 2: partial(cls.__new__, cls, 1, k=2)(), where
+// KW's __new__ is object.__new__ and KWN has one of its own.
+constexpr std::string_view kKwP2 =
+    "\x80\x02"
+    "cfunctools\x0apartial\x0aq\x00"
+    "c__builtin__\x0agetattr\x0aq\x01"
+    "c__builtin__\x0aobject\x0aq\x02X\x07\x00\x00\x00__new__q\x03\x86q\x04Rq\x05\x85q\x06Rq\x07"
+    "(h\x05"
+    "cmod\x0aKW\x0aq\x08K\x01\x86q\x09}q\x0aX\x01\x00\x00\x00kq\x0bK\x02sNtq\x0c"
+    "b)Rq\x0d."sv;
+constexpr std::string_view kKwNewP2 =
+    "\x80\x02"
+    "cfunctools\x0apartial\x0aq\x00"
+    "c__builtin__\x0agetattr\x0aq\x01"
+    "cmod\x0aKWN\x0aq\x02X\x07\x00\x00\x00__new__q\x03\x86q\x04Rq\x05\x85q\x06Rq\x07(h\x05h\x02"
+    "K\x01\x86q\x08}q\x09X\x01\x00\x00\x00kq\x0aK\x02sNtq\x0b"
+    "b)Rq\x0c."sv;
 constexpr std::string_view kSetterP2 =
     "\x80\x02"
     "cmod\nS\nq\x00)Rq\x01"
@@ -850,6 +867,28 @@ TEST(Decoder, NewobjEx) {
     Node* args = w.tuple({w.glob("mod", "KW"), w.tuple({w.i(1)}), w.dict({w.s("k"), w.i(2)})});
     expect_same(got, w.obj(w.glob("copyreg", "__newobj_ex__"), args));
   }
+}
+
+// Below protocol 4 the partial call stands for __newobj_ex__ only when it
+// calls object.__new__ (what the encoder writes for __newobj_ex__); a
+// class's own __new__ stays the call it is, so that writing the value again
+// names that __new__.
+TEST(Decoder, NewobjExBelowProtocol4) {
+  {
+    Graph g, want;
+    Build w{want};
+    const Node* got = decode_ok(kKwP2, g);
+    Node* args = w.tuple({w.glob("mod", "KW"), w.tuple({w.i(1)}), w.dict({w.s("k"), w.i(2)})});
+    expect_same(got, w.obj(w.glob("copyreg", "__newobj_ex__"), args));
+  }
+  Graph g, want;
+  Build w{want};
+  const Node* got = decode_ok(kKwNewP2, g);
+  Node* cls = w.glob("mod", "KWN");
+  Node* fn = w.obj(w.glob("builtins", "getattr"), w.tuple({cls, w.s("__new__")}));
+  Node* partial = w.obj(w.glob("functools", "partial"), w.tuple({fn}));
+  partial->obj->state = w.tuple({fn, w.tuple({cls, w.i(1)}), w.dict({w.s("k"), w.i(2)}), w.none()});
+  expect_same(got, w.obj(partial, w.tuple({})));
 }
 
 TEST(Decoder, StateSetterIsRecognised) {

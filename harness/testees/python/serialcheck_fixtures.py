@@ -223,10 +223,10 @@ class NewArgsEx:
 
 
 class NewArgsExNew:
-    """Its own __new__: below protocol 4 the pickler calls it through
-    functools.partial(NewArgsExNew.__new__, ...), a fact the value model does
-    not hold (it assumes object.__new__), so the generator draws it from
-    protocol 4 on only."""
+    """Its own __new__: at protocols 2 and 3 the pickler calls it through
+    functools.partial(NewArgsExNew.__new__, NewArgsExNew, *args, **kwargs)()
+    (object.__new__ for a class without one); at 0 and 1 __getnewargs_ex__
+    is not used (copyreg._reconstructor)."""
 
     def __new__(cls, a=None, *, key=None):
         self = super().__new__(cls)
