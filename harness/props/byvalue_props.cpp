@@ -2,25 +2,19 @@
 // run time, dumped by a subject that pickles callables by value, loads in a
 // fresh process where it cannot be found by reference, and behaves there as
 // it did here. The cases are Python sources (harness/gen/function_gen.h);
-// the embedded interpreter defines, calls and dumps them, and starts the
-// fresh process (harness/testees/python/serialcheck_byvalue.py).
+// Subject::by_value() defines, calls and dumps them and loads them in a
+// fresh process: in the embedded interpreter with the subject's
+// by_value_pickler (harness/testees/python/serialcheck_byvalue.py), or, for
+// an external subject, in its testee and a second instance of it
+// (docs/testee-protocol.md, define-dumps and load-call).
 #include <fmt/format.h>
 
 #include <string>
 
-#include "harness/gen/function_gen.h"
 #include "harness/props/prop_registry.h"
 
 namespace serialcheck::props {
 namespace {
-
-// "Type: message" -> "Type".
-std::string error_type(const std::string& error) {
-  std::size_t colon = error.find(':');
-  std::string type = error.substr(0, colon);
-  if (type.empty() || type.find(' ') != std::string::npos) return "error";
-  return type;
-}
 
 std::string show_result(const nlohmann::json& r) {
   if (r.is_array() && r.size() == 2 && r[1].is_string()) {
@@ -30,43 +24,67 @@ std::string show_result(const nlohmann::json& r) {
   return r.dump();
 }
 
+// "Type: message", or the message alone when there is no type.
+std::string show_error(const ByValueOutcome& r) {
+  return r.kind.empty() || r.kind == "error" ? r.error : r.kind + ": " + r.error;
+}
+
 Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
   const Node* v = c.value;
   if (v == nullptr || v->kind != Kind::List || v->items.size() != 2 ||
       v->items[0]->kind != Kind::Str || v->items[1]->kind != Kind::Str) {
     return Outcome::discard("not a generated callable (the list [source, inputs])");
   }
-  const std::string source(v->items[0]->payload());
-  nlohmann::json inputs = nlohmann::json::parse(v->items[1]->payload(), nullptr, false);
-  if (!inputs.is_array()) return Outcome::discard("the inputs are not a JSON array");
-  const gen::ByValueRunner* run = gen::by_value_runner();
-  if (run == nullptr) {
-    return Outcome::fail("byvalue:no-interpreter",
-                         "no embedded Python interpreter to define the callable in");
+  ByValueCase request;
+  request.source = std::string(v->items[0]->payload());
+  request.inputs = nlohmann::json::parse(v->items[1]->payload(), nullptr, false);
+  request.protocol = c.protocol;
+  if (!request.inputs.is_array()) return Outcome::discard("the inputs are not a JSON array");
+  const nlohmann::json& inputs = request.inputs;
+  const Capabilities caps = subject.capabilities();
+  // Who dumps and who loads, for the messages.
+  const bool own = caps.by_value;
+  const std::string dumper =
+      own ? "the testee " + subject.name() : caps.by_value_pickler + ".dumps";
+  const std::string loader = own ? "a fresh instance of the testee " + subject.name()
+                                 : caps.by_value_pickler + ".loads in a fresh process";
+  ByValueOutcome answer;
+  try {
+    answer = subject.by_value(request);
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) return Outcome::discard(subject.name() + ": " + e.what());
+    throw;
   }
-  const std::string pickler = subject.capabilities().by_value_pickler;
-  const nlohmann::json answer = (*run)(
-      {{"pickler", pickler}, {"source", source}, {"inputs", inputs}, {"protocol", c.protocol}});
-  const std::string stage = answer.value("stage", "");
-  const std::string error = answer.value("error", "");
-  const std::string where = "source:\n" + source + "inputs: " + inputs.dump();
+  std::string where = "source:\n" + request.source + "inputs: " + inputs.dump();
+  if (!answer.detail.empty()) where += "\nstandard error:\n" + answer.detail;
+  const std::string& stage = answer.stage;
+  if (stage == "define" && own) {
+    // The testee's interpreter may be older than the harness's (PyPy 3.9
+    // evaluates an annotation `int | None` and raises): it cannot run this
+    // case. The harness's own Python runs every source (byvalue:define@harness
+    // on the in-process subjects).
+    return Outcome::discard("the testee's interpreter does not run the generated source: " +
+                            show_error(answer));
+  }
   if (stage == "define") {
-    return Outcome::fail("byvalue:define@harness", "the generated source does not run: " + error,
-                         where);
+    return Outcome::fail("byvalue:define@harness",
+                         "the generated source does not run: " + show_error(answer), where);
   }
   if (stage == "dumps") {
-    return Outcome::fail(fmt::format("exception:{}@dumps", error_type(error)),
-                         fmt::format("{}.dumps cannot pickle it: {}", pickler, error), where);
+    return Outcome::fail(
+        fmt::format("exception:{}@dumps", answer.kind.empty() ? "error" : answer.kind),
+        fmt::format("{} cannot pickle it: {}", dumper, show_error(answer)), where);
   }
   if (stage == "load") {
     return Outcome::fail(
-        fmt::format("byvalue:load:{}", error_type(error)),
-        fmt::format("{}.loads in a fresh process cannot load it: {}", pickler, error), where);
+        fmt::format("byvalue:load:{}", answer.kind.empty() ? "error" : answer.kind),
+        fmt::format("{} cannot load it: {}", loader, show_error(answer)), where);
   }
-  if (!stage.empty()) return Outcome::fail("byvalue:" + stage, error, where);
-  const nlohmann::json& original = answer["original"];
-  const nlohmann::json& loaded = answer["loaded"];
-  if (!original.is_array() || !loaded.is_array() || original.size() != loaded.size()) {
+  if (!stage.empty()) return Outcome::fail("byvalue:" + stage, show_error(answer), where);
+  const nlohmann::json& original = answer.original;
+  const nlohmann::json& loaded = answer.loaded;
+  if (!original.is_array() || !loaded.is_array() || original.size() != loaded.size() ||
+      original.size() != inputs.size()) {
     return Outcome::fail("byvalue:answer@harness",
                          "the fresh process answered a different number of results", where);
   }
@@ -86,8 +104,10 @@ Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
 Applicability by_value_applies(Subject& subject, PropertyEnv&) {
   const Capabilities caps = subject.capabilities();
   Applicability a;
-  if (caps.by_value_pickler.empty()) {
-    a.skip_reason = "the subject does not pickle functions and classes by value (no by_value_pickler)";
+  if (!caps.pickles_by_value()) {
+    a.skip_reason =
+        "the subject does not pickle functions and classes by value (no by_value_pickler, and no "
+        "\"by_value\" in a testee's hello)";
     return a;
   }
   a.plan.domain = CaseDomain::Callable;

@@ -563,7 +563,7 @@ std::optional<std::string> ExternalSubject::shutdown() {
 
 ExternalSubject::Reply ExternalSubject::request(const char* op, const std::string& document,
                                                 const std::vector<std::string_view>& frames,
-                                                double timeout_s) const {
+                                                double timeout_s, std::string* error_stage) const {
   Process& p = *process_;
   std::uint64_t mark = p.spawn_mark;
   if (p.greeted) {
@@ -692,6 +692,11 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     // now, but the answer may have been read first: take it in.
     if (process_ && process_->owner == ::getpid()) process_->drain_stderr();
     const std::string detail = stderr_since(mark);
+    if (error_stage != nullptr) {
+      *error_stage = error.contains("stage") && error["stage"].is_string()
+                         ? error["stage"].get<std::string>()
+                         : std::string();
+    }
     if (kind == "bad-request") {
       // The stream is still in step: the testee is kept.
       throw SubjectError(kProtocolError,
@@ -726,7 +731,9 @@ ExternalSubject::Process& ExternalSubject::live() const {
   }
   process_->spawn_mark = mark;
   try {
-    const Reply reply = request("hello", R"({"op":"hello","protocol":1})", {}, config_.start_timeout_s);
+    const char* hello = load_call_only_ ? R"({"op":"hello","protocol":1,"only":"load-call"})"
+                                        : R"({"op":"hello","protocol":1})";
+    const Reply reply = request("hello", hello, {}, config_.start_timeout_s);
     const auto& d = reply.doc;
     if (!d.contains("protocol") || !d["protocol"].is_number_integer()) {
       protocol_failure(reply, "the response has no \"protocol\" (the version it speaks)");
@@ -1002,6 +1009,116 @@ TesteeTiming ExternalSubject::bench_loads(const Message& message, const LoadOpti
   return t;
 }
 
+// ---- callable.by-value -----------------------------------------------------------
+
+namespace {
+
+// A results array as serialcheck_byvalue.results writes it: one
+// ["value", repr] or ["raises", type name] per input; else what is wrong.
+std::string results_problem(const nlohmann::json& d, std::size_t inputs) {
+  if (!d.contains("results")) return "the response has no \"results\"";
+  const auto& r = d["results"];
+  if (!r.is_array()) return "\"results\" is not an array";
+  if (r.size() != inputs) {
+    return fmt::format("\"results\" has {} entries for {} inputs", r.size(), inputs);
+  }
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const auto& e = r[i];
+    if (!e.is_array() || e.size() != 2 || !(e[0] == "value" || e[0] == "raises") || !e[1].is_string()) {
+      return fmt::format("\"results\"[{}] is not [\"value\", repr] or [\"raises\", type]: {}", i,
+                         e.dump());
+    }
+  }
+  return {};
+}
+
+ByValueOutcome failed_at(const char* stage, const SubjectError& e) {
+  ByValueOutcome out;
+  out.stage = stage;
+  out.kind = e.kind();
+  out.error = message_of(e);
+  out.detail = e.detail();
+  return out;
+}
+
+void require_by_value(const TesteeInfo& info) {
+  if (!info.capabilities.by_value) {
+    throw SubjectError(kUnsupported,
+                       "the testee does not pickle functions and classes by value (its hello has no "
+                       "\"by_value\": true)");
+  }
+}
+
+}  // namespace
+
+ByValueOutcome ExternalSubject::define_dumps(const ByValueCase& c, std::string* pickle) {
+  try {
+    live();
+    require_by_value(*info_);
+    const nlohmann::json document = {{"op", "define-dumps"},
+                                     {"source", c.source},
+                                     {"inputs", c.inputs},
+                                     {"protocol", c.protocol}};
+    std::string stage;
+    Reply reply;
+    try {
+      reply = request("define-dumps", document.dump(), {}, config_.timeout_s, &stage);
+    } catch (const SubjectError& e) {
+      if (e.kind() == kUnsupported) throw;
+      return failed_at(stage == "define" ? "define" : "dumps", e);
+    }
+    const std::string problem = results_problem(reply.doc, c.inputs.size());
+    if (!problem.empty()) protocol_failure(reply, problem);
+    if (reply.frames.size() != 1) {
+      protocol_failure(reply, fmt::format("{} frames, not one (the pickle)", reply.frames.size()));
+    }
+    const Frame f = reply.frame(0, true);
+    pickle->assign(reinterpret_cast<const char*>(f.data), f.size);
+    ByValueOutcome out;
+    out.original = reply.doc["results"];
+    return out;
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) throw;
+    return failed_at("dumps", e);
+  }
+}
+
+ByValueOutcome ExternalSubject::load_call(std::string_view pickle, const nlohmann::json& inputs) {
+  try {
+    live();
+    require_by_value(*info_);
+    const nlohmann::json document = {{"op", "load-call"},
+                                     {"inputs", inputs},
+                                     {"frame_lengths", nlohmann::json::array({pickle.size()})}};
+    const Reply reply = request("load-call", document.dump(), {pickle}, config_.timeout_s);
+    const std::string problem = results_problem(reply.doc, inputs.size());
+    if (!problem.empty()) protocol_failure(reply, problem);
+    ByValueOutcome out;
+    out.loaded = reply.doc["results"];
+    return out;
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) throw;
+    return failed_at("load", e);
+  }
+}
+
+std::unique_ptr<ExternalSubject> ExternalSubject::fresh_instance() const {
+  auto fresh = std::make_unique<ExternalSubject>(config_, limits_);
+  fresh->load_call_only_ = true;
+  return fresh;
+}
+
+ByValueOutcome ExternalSubject::by_value(const ByValueCase& c) {
+  std::string pickle;
+  ByValueOutcome out = define_dumps(c, &pickle);
+  if (!out.stage.empty()) return out;
+  std::unique_ptr<ExternalSubject> fresh = fresh_instance();
+  ByValueOutcome loaded = fresh->load_call(pickle, c.inputs);
+  fresh->shutdown();  // how it ends is not this case's concern
+  loaded.original = std::move(out.original);
+  return loaded;
+}
+
 // ---- capabilities -------------------------------------------------------------------
 
 namespace {
@@ -1071,8 +1188,12 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   caps.cpython_bytes = capability_flag(j, "cpython_bytes", false);
   caps.c_pickler = capability_flag(j, "c_pickler", false);
   caps.python_values = capability_flag(j, "python_values", false);
-  if (j.contains("by_value_pickler") && j["by_value_pickler"].is_string()) {
-    caps.by_value_pickler = j["by_value_pickler"].get<std::string>();
+  // callable.by-value goes through define-dumps and load-call, in the
+  // testee's own interpreter; "by_value_pickler", which an earlier version
+  // of the protocol read, is not used: the runner's Python is not the testee's.
+  caps.by_value = capability_flag(j, "by_value", false);
+  if (caps.by_value && !(caps.can_dump && caps.can_load)) {
+    bad_capability("by_value", "a testee that does not both dump and load cannot pickle by value");
   }
   caps.cannot_express = capability_names(
       j, "cannot_express", std::set<std::string>(kFidelityNames.begin(), kFidelityNames.end()));

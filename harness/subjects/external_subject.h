@@ -94,6 +94,25 @@ class ExternalSubject : public Subject {
   TesteeTiming bench_dumps(const Node* value, const DumpOptions& options, long iterations);
   TesteeTiming bench_loads(const Message& message, const LoadOptions& options, long iterations);
 
+  // callable.by-value through the protocol, for a testee whose hello says
+  // "by_value": define-dumps here, then load-call in a fresh instance (a
+  // second process of the same command, shut down after it), so that
+  // nothing the first one defined can be found by reference. Throws
+  // SubjectError "unsupported" when the testee does not claim by_value or
+  // answers "unsupported"; every other failure is the outcome's stage.
+  ByValueOutcome by_value(const ByValueCase& c) override;
+  // The define-dumps request: on success `original` holds the testee's
+  // results and *pickle the pickle. A failure is stage "define" (the source
+  // did not run in the testee) or "dumps" (an error answer, or the testee
+  // crashed, hung or answered a malformed message: kind "testee-crash"...).
+  ByValueOutcome define_dumps(const ByValueCase& c, std::string* pickle);
+  // The load-call request on this instance: `loaded` on success, stage
+  // "load" on failure (the load's error kind, or how the testee failed).
+  ByValueOutcome load_call(std::string_view pickle, const nlohmann::json& inputs);
+  // Another instance of this testee (not started yet) whose hello tells it
+  // that it will only be sent load-call ("only": "load-call").
+  std::unique_ptr<ExternalSubject> fresh_instance() const;
+
   // Sends shutdown and waits up to a second for the testee to exit, then
   // kills it; nullopt when it answered {"ok": true} and exited with status
   // 0, else what went wrong. Nothing to do (nullopt) when no testee runs.
@@ -116,8 +135,11 @@ class ExternalSubject : public Subject {
   // SubjectError: kind "unavailable", or how the hello went wrong.
   Process& live() const;
   void try_start() const;  // live() once, for the const queries; errors kept
+  // An error answer is thrown as SubjectError(kind, message); its "stage"
+  // (a define-dumps error's) goes to *error_stage when that is given.
   Reply request(const char* op, const std::string& document,
-                const std::vector<std::string_view>& frames, double timeout_s) const;
+                const std::vector<std::string_view>& frames, double timeout_s,
+                std::string* error_stage = nullptr) const;
   [[noreturn]] void protocol_failure(const Reply& reply, const std::string& what) const;
   void discard() const;  // kills and reaps the testee, if any
   void add_stderr(std::string_view bytes) const;
@@ -129,6 +151,7 @@ class ExternalSubject : public Subject {
   mutable std::optional<TesteeInfo> info_;
   mutable std::optional<std::string> unavailable_;
   mutable bool tried_ = false;  // a start was attempted
+  bool load_call_only_ = false;  // a fresh_instance(): says so in its hello
   mutable int starts_ = 0;
   mutable std::string stderr_;          // up to twice the tail's size, trimmed from the front
   mutable std::uint64_t stderr_total_ = 0;  // bytes ever read from standard error

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "reference/frames/message.h"
 #include "reference/value/value.h"
 
@@ -57,8 +59,14 @@ struct Capabilities {
   bool native_codec = false;
   // A Python module whose dumps() pickles functions and classes by value
   // and whose loads() reads them ("cloudpickle", "dill"); empty: none.
-  // callable.by-value runs only where it is set.
+  // Subject::by_value() by default defines, dumps and loads in the embedded
+  // interpreter with this module.
   std::string by_value_pickler;
+  // The subject pickles functions and classes by value itself: its own
+  // by_value() does the work (an external testee whose hello says
+  // "by_value"). callable.by-value runs where this or by_value_pickler is set.
+  bool by_value = false;
+  bool pickles_by_value() const { return by_value || !by_value_pickler.empty(); }
   std::vector<std::string> families;
   // Distinctions of the value model the subject's language loses
   // (docs/testee-protocol.md, "Fidelity"): "tuple", "int-float", "big-int",
@@ -102,6 +110,30 @@ class SubjectError : public std::runtime_error {
 
 inline constexpr const char* kUnsupported = "unsupported";
 
+// One case of callable.by-value (docs/conformance.md): a Python source that
+// binds `subject` to a function or class, the calls to make on it
+// ([[args, kwargs], ...]), and the protocol to dump it at.
+struct ByValueCase {
+  std::string source;
+  nlohmann::json inputs = nlohmann::json::array();
+  int protocol = 5;
+};
+
+// What became of a ByValueCase. Each result is ["value", repr] or
+// ["raises", exception type name], one per input.
+struct ByValueOutcome {
+  // Empty when the callable was defined, dumped and loaded in a fresh
+  // process; else where it stopped: "define" (the source did not run),
+  // "dumps", "load", or another step ("process": the fresh process
+  // crashed; "no-interpreter").
+  std::string stage;
+  std::string kind;    // the error's kind at that stage: an exception type, "testee-crash"...
+  std::string error;   // its message
+  std::string detail;  // more lines for the report (a testee's standard error)
+  nlohmann::json original = nlohmann::json::array();  // the results where it was defined
+  nlohmann::json loaded = nlohmann::json::array();    // the results after loading
+};
+
 class Subject {
  public:
   virtual ~Subject() = default;
@@ -122,6 +154,14 @@ class Subject {
   // run families::serialize() and deserialize() with this registry, so they
   // test the subject's families; a subject without one skips them.
   virtual const families::FamilyRegistry* family_registry() const { return nullptr; }
+  // callable.by-value: defines the case's source where the subject's
+  // pickler lives, calls it, dumps it, and loads it in a fresh process that
+  // cannot find it by reference, then calls it again. The default does this
+  // in the embedded interpreter with capabilities().by_value_pickler (stage
+  // "no-interpreter" when none is embedded); an external subject does it
+  // through its testee. Throws SubjectError "unsupported" when the subject
+  // cannot take part.
+  virtual ByValueOutcome by_value(const ByValueCase& c);
 };
 
 }  // namespace serialcheck

@@ -121,6 +121,7 @@ class Checker {
       skip("loads", "the testee does not load");
     }
     check_unknown_global();
+    check_by_value();
     check_bench();
     check_shutdown();
   }
@@ -375,6 +376,101 @@ class Checker {
     }
   }
 
+  // A testee that claims by_value: two callables defined, called and dumped
+  // by define-dumps, loaded and called again by load-call in a fresh
+  // instance, where they cannot be found by reference.
+  void check_by_value() {
+    const int p = info_.capabilities.max_protocol;
+    const std::string define_what = fmt::format("define-dumps protocol {}", p);
+    const std::string load_what = "load-call in a fresh instance";
+    if (!info_.capabilities.by_value) {
+      skip("define-dumps", "the testee does not claim by_value");
+      skip("load-call", "the testee does not claim by_value");
+      return;
+    }
+    struct Callable {
+      const char* name;
+      const char* source;
+      const char* inputs;
+      const char* results;
+    };
+    static const Callable callables[] = {
+        {"a closure with defaults",
+         "G = 3\n\ndef _make():\n    k = 2\n    def subject(a, b=2, *, c=1):\n"
+         "        return a * G + b * k - c\n    return subject\n\nsubject = _make()\n",
+         R"([[[1],{}],[[1,5],{"c":0}],[[],{}]])",
+         R"([["value","6"],["value","13"],["raises","TypeError"]])"},
+        {"a class",
+         "class subject(object):\n    scale = 2\n    def __init__(self, x):\n        self.x = x\n"
+         "    def run(self, x):\n        return self.x * self.scale + x\n",
+         R"([[[4],{}]])", R"j([["value","([('x', 4)], 12)"]])j"},
+    };
+    std::vector<std::optional<std::string>> pickles(std::size(callables));
+    std::vector<std::string> define_problems, sizes;
+    for (std::size_t i = 0; i < std::size(callables); ++i) {
+      const Callable& c = callables[i];
+      ByValueCase request{c.source, nlohmann::json::parse(c.inputs), p};
+      ByValueOutcome out;
+      std::string pickle;
+      try {
+        out = testee_.define_dumps(request, &pickle);
+      } catch (const SubjectError& e) {
+        define_problems.push_back(std::string(c.name) + ": " + explain(e));
+        continue;
+      }
+      if (!out.stage.empty()) {
+        define_problems.push_back(fmt::format("{}: {}: {}: {}{}", c.name, out.stage, out.kind,
+                                              out.error, stderr_line(out.detail)));
+        continue;
+      }
+      if (out.original != nlohmann::json::parse(c.results)) {
+        define_problems.push_back(fmt::format("{}: the calls gave {}, not {}", c.name,
+                                              out.original.dump(), c.results));
+        continue;
+      }
+      sizes.push_back(std::to_string(pickle.size()));
+      pickles[i] = std::move(pickle);
+    }
+    report(define_what, define_problems,
+           fmt::format("{} callables called as expected and dumped ({} bytes)", sizes.size(),
+                       join(sizes)));
+    if (sizes.empty()) return skip(load_what, "define-dumps dumped nothing to load");
+    std::vector<std::string> load_problems;
+    for (std::size_t i = 0; i < std::size(callables); ++i) {
+      const Callable& c = callables[i];
+      if (!pickles[i]) continue;
+      std::unique_ptr<ExternalSubject> fresh = testee_.fresh_instance();
+      ByValueOutcome out;
+      try {
+        out = fresh->load_call(*pickles[i], nlohmann::json::parse(c.inputs));
+      } catch (const SubjectError& e) {
+        load_problems.push_back(std::string(c.name) + ": " + explain(e));
+        continue;
+      }
+      fresh->shutdown();
+      if (!out.stage.empty()) {
+        load_problems.push_back(
+            fmt::format("{}: {}: {}{}", c.name, out.kind, out.error, stderr_line(out.detail)));
+        continue;
+      }
+      if (out.loaded != nlohmann::json::parse(c.results)) {
+        load_problems.push_back(fmt::format("{}: the calls gave {}, not {}", c.name,
+                                            out.loaded.dump(), c.results));
+      }
+    }
+    report(load_what, load_problems,
+           fmt::format("{} callables loaded and called as before", sizes.size()));
+  }
+
+  // " [standard error: LAST LINE]", or nothing.
+  static std::string stderr_line(std::string_view detail) {
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.remove_suffix(1);
+    if (detail.empty()) return {};
+    const auto nl = detail.find_last_of('\n');
+    return " [standard error: " + std::string(detail.substr(nl == std::string_view::npos ? 0 : nl + 1)) +
+           "]";
+  }
+
   void check_bench() {
     constexpr long kIterations = 100;
     Graph graph;
@@ -512,7 +608,8 @@ void add_testee_check(CLI::App& app, Action& action) {
       "Words of the command that start with - need the -- before the command, or one string.\n"
       "The testee gets hello, dumps of fixed values at each protocol it writes (read back by the\n"
       "reference decoder), loads of the reference's pickles at each protocol it reads, malformed\n"
-      "streams (which must be refused with an error), a global that does not exist, bench and\n"
+      "streams (which must be refused with an error), a global that does not exist, define-dumps\n"
+      "and load-call (in a second instance of the testee) when it claims by_value, bench and\n"
       "shutdown. One line per check: ok, FAIL with what was wrong, or skip with why.\n"
       "docs/testee-protocol.md describes the protocol.\n"
       "Exit codes: 0 every check passed; 1 a check failed or the testee could not start;\n"

@@ -70,6 +70,9 @@ CANONICAL_NAN_BITS = "7ff8000000000000"
 # The fixtures module beside this file: its Persistent objects stand for
 # persistent ids, as they do in serialcheck's in-process Python subjects.
 FIXTURES_MODULE = "serialcheck_fixtures"
+# The module beside this file that defines and calls the sources of
+# callable.by-value (define-dumps and load-call).
+BYVALUE_MODULE = "serialcheck_byvalue"
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -1103,18 +1106,24 @@ def objects_from_nodes(root):
     return _Builder().build(root)
 
 
-def fixtures_module():
-    """The fixtures module, imported on first use from beside this file when
-    it is not on sys.path already."""
+def _neighbour(name):
+    """The module `name` from beside this file, imported on first use (from
+    sys.path when it is there already)."""
     try:
-        return importlib.import_module(FIXTURES_MODULE)
+        return importlib.import_module(name)
     except ImportError as e:
-        if getattr(e, "name", None) != FIXTURES_MODULE:
+        if getattr(e, "name", None) != name:
             raise
     here = os.path.dirname(os.path.abspath(__file__))
     if here not in sys.path:
         sys.path.append(here)
-    return importlib.import_module(FIXTURES_MODULE)
+    return importlib.import_module(name)
+
+
+def fixtures_module():
+    """The fixtures module, imported on first use from beside this file when
+    it is not on sys.path already."""
+    return _neighbour(FIXTURES_MODULE)
 
 
 def holds_persistent_ids(data):
@@ -1442,6 +1451,7 @@ def _preset_cloudpickle():
                 pickler=cloudpickle.CloudPickler, unpickler=pickle.Unpickler,
                 version=_dist_version("cloudpickle", cloudpickle),
                 implementation="%s, cloudpickle.dumps + pickle.loads" % _interpreter(),
+                by_value=True,
                 highest=pickle.HIGHEST_PROTOCOL)
 
 
@@ -1450,7 +1460,7 @@ def _preset_dill():
     return dict(dumps=dill.dumps, loads=dill.loads, version=_dist_version("dill", dill),
                 pickler=dill.Pickler, unpickler=dill.Unpickler,
                 implementation="%s, dill.dumps/loads" % _interpreter(),
-                by_value_pickler="dill",
+                by_value=True,
                 highest=getattr(dill, "HIGHEST_PROTOCOL", pickle.HIGHEST_PROTOCOL))
 
 
@@ -1603,8 +1613,11 @@ def _clean_message(text, limit=8192):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def error_doc(kind, message):
-    return json.dumps({"ok": False, "error": {"kind": kind, "message": _clean_message(message)}},
+def error_doc(kind, message, stage=None):
+    error = {"kind": kind, "message": _clean_message(message)}
+    if stage is not None:
+        error["stage"] = stage
+    return json.dumps({"ok": False, "error": error},
                       ensure_ascii=True, separators=(",", ":")).encode("utf-8")
 
 
@@ -1618,6 +1631,22 @@ def _error_kind(e):
 
 class BadRequest(Exception):
     pass
+
+
+class DefineError(Exception):
+    """A define-dumps source that did not run: answered with "stage":
+    "define" and the type of `error`, the exception it raised."""
+
+    def __init__(self, error):
+        Exception.__init__(self, "%s: %s" % (type(error).__name__, error))
+        self.error = error
+
+
+def _is_inputs(v):
+    """[[args, kwargs], ...] as serialcheck_byvalue.results takes them."""
+    return isinstance(v, list) and all(
+        isinstance(i, list) and len(i) == 2 and isinstance(i[0], list) and isinstance(i[1], dict)
+        for i in v)
 
 
 def _stream_protocol(data):
@@ -1634,7 +1663,7 @@ class Testee(object):
     def __init__(self, dumps=None, loads=None, name="python", version="", implementation="",
                  write_protocols=None, read_protocols=None, out_of_band=None,
                  limit_loader=False, cpython_bytes=False, cannot_express=(), kinds=None,
-                 without_kinds=(), unavailable=None, verbose=True, by_value_pickler="",
+                 without_kinds=(), unavailable=None, verbose=True, by_value=False,
                  pickler=None, unpickler=None):
         self.dumps = dumps
         self.loads = loads
@@ -1656,7 +1685,9 @@ class Testee(object):
         self.cannot_express = list(cannot_express)
         self.kinds = list(kinds) if kinds is not None else None  # found at hello
         self.without_kinds = tuple(without_kinds)
-        self.by_value_pickler = by_value_pickler
+        # define-dumps and load-call: dumps and loads pickle functions and
+        # classes by value.
+        self.by_value = bool(by_value) and dumps is not None and loads is not None
         self.unavailable = unavailable
         self.verbose = verbose
 
@@ -1685,8 +1716,8 @@ class Testee(object):
             "cannot_express": self.cannot_express,
             "kinds": self.kinds,
         }
-        if self.by_value_pickler:
-            caps["by_value_pickler"] = self.by_value_pickler
+        if self.by_value:
+            caps["by_value"] = True
         return caps
 
     # -- requests --------------------------------------------------------
@@ -1705,9 +1736,16 @@ class Testee(object):
                 return self.do_loads(req, frames)
             if op == "bench":
                 return self.do_bench(req, frames), ()
+            if op == "define-dumps":
+                return self.do_define_dumps(req)
+            if op == "load-call":
+                return self.do_load_call(req, frames), ()
             return error_doc("bad-request", "unknown op %r" % (op,)), ()
         except BadRequest as e:
             return error_doc("bad-request", str(e)), ()
+        except DefineError as e:
+            return error_doc(type(e.error).__name__, str(e.error) or type(e.error).__name__,
+                             stage="define"), ()
         except (KeyboardInterrupt, GeneratorExit):
             raise
         except BaseException as e:
@@ -1720,6 +1758,10 @@ class Testee(object):
     def hello(self, req):
         if self.unavailable is not None:
             return error_doc("unavailable", self.unavailable)
+        if req.get("only") == "load-call" and self.kinds is None:
+            # An instance that will only load callables: spare importing
+            # numpy and torch to find the kinds.
+            self.kinds = [k for k in BASE_KINDS if k not in self.without_kinds]
         doc = {"ok": True, "protocol": PROTOCOL_VERSION, "name": self.name,
                "version": self.version, "implementation": self.implementation,
                "capabilities": self.capabilities()}
@@ -1869,6 +1911,46 @@ class Testee(object):
                           separators=(",", ":")).encode("utf-8")
 
 
+    # -- callable.by-value ------------------------------------------------
+
+    def _by_value_input(self, req):
+        if not self.by_value:
+            raise Unsupported("this testee does not pickle functions and classes by value")
+        if self.unavailable is not None:
+            raise Unsupported(self.unavailable)
+        return self._need(req, "inputs", _is_inputs, "an array of [args, kwargs]")
+
+    def do_define_dumps(self, req):
+        """Defines the source in a fresh module object (named so that no
+        other process can import it), calls what it binds to `subject` on
+        each input, and dumps it."""
+        inputs = self._by_value_input(req)
+        source = self._need(req, "source", lambda v: isinstance(v, str), "a Python source")
+        protocol = self._need(req, "protocol", _is_int, "an integer 0-5")
+        if protocol not in self.write_protocols:
+            raise Unsupported("protocol %d is not one this testee writes" % protocol)
+        byvalue = _neighbour(BYVALUE_MODULE)
+        try:
+            subject = byvalue.define(source)
+        except Exception as e:
+            raise DefineError(e)
+        results = byvalue.results(subject, inputs)
+        frame = memoryview(self.dumps(subject, protocol=protocol)).cast("B")
+        doc = {"ok": True, "results": results, "frame_lengths": [frame.nbytes]}
+        return json.dumps(doc, separators=(",", ":")).encode("utf-8"), [frame]
+
+    def do_load_call(self, req, frames):
+        """Loads the pickle of a define-dumps and calls what it gets on
+        each input."""
+        inputs = self._by_value_input(req)
+        if len(frames) != 1:
+            raise BadRequest("load-call needs one frame (the pickle), not %d" % len(frames))
+        subject = self.loads(bytes(frames[0]))
+        results = _neighbour(BYVALUE_MODULE).results(subject, inputs)
+        return json.dumps({"ok": True, "results": results},
+                          separators=(",", ":")).encode("utf-8")
+
+
 def _serve_loop(testee, stream):
     """Answers requests until shutdown (0) or end of input (0; 1 when the
     input ends inside a message)."""
@@ -1924,13 +2006,18 @@ def serve(dumps=None, loads=None, stdin=None, stdout=None, protect_stdout=True, 
 
     `claims` are Testee's keywords: name, version, implementation,
     write_protocols, read_protocols, out_of_band, limit_loader,
-    cpython_bytes, cannot_express, kinds, unavailable, verbose.
+    cpython_bytes, cannot_express, kinds, unavailable, verbose, by_value,
+    pickler, unpickler.
 
     By default the real standard output is kept private: file descriptor 1
     and sys.stdout are pointed at standard error (and descriptor 0 and
     sys.stdin at /dev/null), so nothing the serializer prints can corrupt
     the stream. Pass binary `stdin`/`stdout` files to serve other streams.
     """
+    # Importing the fixtures module registers its globals in copyreg's
+    # extension registry, so EXT codes mean here what they mean in
+    # serialcheck's own interpreter, in what is dumped and what is loaded.
+    fixtures_module()
     if stdin is None or stdout is None:
         if protect_stdout:
             in_fd = os.dup(0)
@@ -2028,6 +2115,12 @@ def _parser():
                         "and must refuse a stream above N naming both protocols")
     c.add_argument("--cannot-express", metavar="A,B", default="",
                    help="distinctions the serializer loses: " + ", ".join(DISTINCTIONS))
+    v = c.add_mutually_exclusive_group()
+    v.add_argument("--by-value", dest="by_value", action="store_true", default=None,
+                   help="dumps and loads pickle functions and classes by value: serve "
+                        "define-dumps and load-call for callable.by-value (default: only the "
+                        "cloudpickle and dill presets)")
+    v.add_argument("--no-by-value", dest="by_value", action="store_false")
     c.add_argument("--without-kinds", metavar="A,B", default="",
                    help="value kinds not to claim, e.g. ndarray,tensor (spares importing "
                         "numpy and torch at start; default: claim those that import)")
@@ -2055,8 +2148,7 @@ def _setup(args):
             cpython_bytes = info.get("cpython_bytes", False)
             claims["pickler"] = info.get("pickler")
             claims["unpickler"] = info.get("unpickler")
-            if info.get("by_value_pickler"):
-                claims["by_value_pickler"] = info["by_value_pickler"]
+            claims["by_value"] = info.get("by_value", False)
             claims["version"] = info["version"]
             claims["implementation"] = info["implementation"]
             name = name or args.preset
@@ -2103,6 +2195,10 @@ def _setup(args):
             raise SystemExit("--cannot-express: unknown distinction %r (known: %s)"
                              % (s, ", ".join(DISTINCTIONS)))
     claims["cannot_express"] = lost
+    if args.by_value is not None:
+        if args.by_value and "unavailable" not in claims and (dumps is None or loads is None):
+            raise SystemExit("--by-value needs both a dumps and a loads")
+        claims["by_value"] = args.by_value
     claims["without_kinds"] = [s.strip() for s in args.without_kinds.split(",") if s.strip()]
     if dumps is None and loads is None and "unavailable" not in claims:
         raise SystemExit("nothing to test: give --preset, --dumps or --loads (see --help)")

@@ -599,6 +599,183 @@ def test_preset_defaults_and_a_roundtrip(preset):
 
 
 # ---------------------------------------------------------------------------
+# callable.by-value: define-dumps in one adapter, load-call in a fresh one
+
+BY_VALUE_SOURCE = """G = 3
+
+def _make():
+    k = 2
+    def subject(a, b=2, *, c=1):
+        return a * G + b * k - c
+    return subject
+
+subject = _make()
+"""
+BY_VALUE_CLASS = """import serialcheck_fixtures
+
+class subject(serialcheck_fixtures.Plain):
+    scale = 2
+    def __init__(self, x):
+        super().__init__()
+        self.x = x
+    def run(self, x):
+        return self.x * self.scale + x
+"""
+BY_VALUE_INPUTS = [[[1], {}], [[1, 5], {"c": 0}], [[], {}]]
+BY_VALUE_RESULTS = [["value", "6"], ["value", "13"], ["raises", "TypeError"]]
+
+
+def by_value_driver(args, python=sys.executable, fresh=False):
+    """An adapter, greeted; a fresh one is told it will only get load-call."""
+    d = Driver(list(args) + ["--without-kinds", "ndarray,tensor"], python=python)
+    hello = {"op": "hello", "protocol": 1}
+    if fresh:
+        hello["only"] = "load-call"
+    doc, _ = d.ask(hello)
+    return d, doc
+
+
+def define_then_load(args, source, inputs, protocol, python=sys.executable):
+    """(define-dumps answer, load-call answer from a fresh adapter)."""
+    d, hello = by_value_driver(args, python)
+    try:
+        if not hello["ok"]:
+            pytest.skip(hello["error"]["message"])
+        assert hello["capabilities"].get("by_value") is True
+        dumped, frames = d.ask({"op": "define-dumps", "source": source, "inputs": inputs,
+                                "protocol": protocol})
+    finally:
+        d.close()
+    if not dumped["ok"]:
+        return dumped, None
+    assert len(frames) == 1 and dumped["frame_lengths"] == [len(frames[0])]
+    fresh, _ = by_value_driver(args, python, fresh=True)
+    try:
+        loaded, _ = fresh.ask({"op": "load-call", "inputs": inputs}, frames)
+        assert fresh.ask({"op": "shutdown"})[0] == {"ok": True}
+    finally:
+        fresh.close()
+    return dumped, loaded
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+@pytest.mark.parametrize("preset", ["dill", "cloudpickle"])
+def test_by_value_presets_define_dump_and_load_in_a_fresh_adapter(preset, python):
+    for protocol in (0, 2, 5):
+        dumped, loaded = define_then_load(["--preset", preset], BY_VALUE_SOURCE,
+                                          BY_VALUE_INPUTS, protocol, python)
+        assert dumped["ok"], dumped
+        assert dumped["results"] == BY_VALUE_RESULTS
+        assert loaded == {"ok": True, "results": BY_VALUE_RESULTS}, (protocol, loaded)
+    inputs = [[[4], {}], [[], {}]]
+    dumped, loaded = define_then_load(["--preset", preset], BY_VALUE_CLASS, inputs, 5, python)
+    assert dumped["ok"], dumped
+    assert dumped["results"] == [["value", "([('a', None), ('b', None), ('x', 4)], 12)"],
+                                 ["raises", "TypeError"]]
+    assert loaded["results"] == dumped["results"], loaded
+
+
+def test_by_value_results_are_serialcheck_byvalues():
+    # The adapter defines and calls with the harness's own module, so both
+    # agree on every result.
+    import serialcheck_byvalue
+    import dill
+    t = st.Testee(dill.dumps, dill.loads, kinds=[], verbose=False, by_value=True)
+    doc, frames = t.handle({"op": "define-dumps", "source": BY_VALUE_SOURCE,
+                            "inputs": BY_VALUE_INPUTS, "protocol": 5}, [])
+    subject = serialcheck_byvalue.define(BY_VALUE_SOURCE)
+    assert json.loads(doc)["results"] == serialcheck_byvalue.results(subject, BY_VALUE_INPUTS)
+    assert subject.__module__.startswith("sc_byvalue_")
+    assert subject.__module__ not in sys.modules
+
+
+def test_by_value_negative_control_pickled_by_reference_loads_only_where_defined():
+    # serialcheck_by_reference pickles the function by reference to the
+    # module it was defined in: the defining adapter could load it back, a
+    # fresh one cannot find the module.
+    args = ["--dumps", "serialcheck_by_reference:dumps", "--loads", "pickle:loads", "--by-value"]
+    d, hello = by_value_driver(args)
+    try:
+        assert hello["capabilities"]["by_value"] is True
+        source = BY_VALUE_SOURCE.replace("subject = _make()", "def subject(a, b=2, *, c=1):\n"
+                                         "    return a * G + b * 2 - c")
+        dumped, frames = d.ask({"op": "define-dumps", "source": source,
+                                "inputs": BY_VALUE_INPUTS, "protocol": 4})
+        assert dumped["ok"] and dumped["results"] == BY_VALUE_RESULTS, dumped
+        same, _ = d.ask({"op": "load-call", "inputs": BY_VALUE_INPUTS}, frames)
+        assert same == {"ok": True, "results": BY_VALUE_RESULTS}
+    finally:
+        d.close()
+    fresh, _ = by_value_driver(args, fresh=True)
+    try:
+        loaded, _ = fresh.ask({"op": "load-call", "inputs": BY_VALUE_INPUTS}, frames)
+        assert loaded["ok"] is False
+        assert loaded["error"]["kind"] == "ModuleNotFoundError", loaded
+    finally:
+        fresh.close()
+
+
+def test_by_value_errors_say_their_stage():
+    d, _ = by_value_driver(["--preset", "dill", "--quiet"])
+    try:
+        doc, _ = d.ask({"op": "define-dumps", "source": "subject = no_such_name\n",
+                        "inputs": [[[], {}]], "protocol": 5})
+        assert doc["ok"] is False
+        assert doc["error"]["kind"] == "NameError" and doc["error"]["stage"] == "define"
+        doc, _ = d.ask({"op": "define-dumps", "source": "def subject(:\n",
+                        "inputs": [[[], {}]], "protocol": 5})
+        assert doc["error"]["kind"] == "SyntaxError" and doc["error"]["stage"] == "define"
+        # A dumps failure has no stage: it is the dumps' own error.
+        source = "subject = (i for i in range(3))\n"
+        doc, _ = d.ask({"op": "define-dumps", "source": source, "inputs": [], "protocol": 5})
+        assert doc["ok"] is False and "stage" not in doc["error"], doc
+        doc, _ = d.ask({"op": "load-call", "inputs": [[[], {}]]}, [b"\x80\x05garbage"])
+        assert doc["ok"] is False and "stage" not in doc["error"]
+        for bad in ({"op": "define-dumps", "source": "subject = 1", "inputs": [[1]],
+                     "protocol": 5},
+                    {"op": "define-dumps", "inputs": [], "protocol": 5},
+                    {"op": "load-call", "inputs": []}):
+            doc, _ = d.ask(bad)
+            assert doc["error"]["kind"] == "bad-request", (bad, doc)
+        assert d.hello()["ok"]
+    finally:
+        d.close()
+
+
+def test_by_value_is_claimed_only_where_asked():
+    for args, claimed in ((["--preset", "pickle"], False), (["--preset", "dill"], True),
+                          (["--preset", "dill", "--no-by-value"], False),
+                          (["--preset", "pickle", "--by-value"], True)):
+        d, hello = by_value_driver(args)
+        try:
+            assert hello["capabilities"].get("by_value", False) is claimed, args
+            assert "by_value_pickler" not in hello["capabilities"]
+            if not claimed:
+                doc, _ = d.ask({"op": "define-dumps", "source": BY_VALUE_SOURCE,
+                                "inputs": BY_VALUE_INPUTS, "protocol": 5})
+                assert doc["error"]["kind"] == "unsupported"
+                doc, _ = d.ask({"op": "load-call", "inputs": BY_VALUE_INPUTS}, [b"N."])
+                assert doc["error"]["kind"] == "unsupported"
+        finally:
+            d.close()
+    done = subprocess.run([sys.executable, ADAPTER, "--loads", "pickle:loads", "--by-value"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert done.returncode != 0 and b"--by-value needs both" in done.stderr
+
+
+@pytest.mark.skipif(not (HAS_NUMPY or HAS_TORCH), reason="neither numpy nor torch is installed")
+def test_a_load_call_only_hello_skips_probing_numpy_and_torch():
+    d = Driver(["--preset", "dill"])
+    try:
+        doc, _ = d.ask({"op": "hello", "protocol": 1, "only": "load-call"})
+        assert doc["capabilities"]["by_value"] is True
+        assert "ndarray" not in doc["capabilities"]["kinds"]
+        assert "tensor" not in doc["capabilities"]["kinds"]
+    finally:
+        d.close()
+
+
+# ---------------------------------------------------------------------------
 # Persistent ids: the fixtures module's Persistent(pid), through each
 # preset's Pickler (persistent_id) and Unpickler (persistent_load)
 

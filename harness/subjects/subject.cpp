@@ -1,0 +1,57 @@
+// Subject's default callable.by-value: the embedded interpreter's runner
+// (harness/gen/function_gen.h, installed by harness/python/byvalue.h) with
+// the subject's by_value_pickler module.
+#include "harness/subjects/subject.h"
+
+#include <tuple>
+#include <utility>
+
+#include "harness/gen/function_gen.h"
+
+namespace serialcheck {
+namespace {
+
+// "Type: message" -> ("Type", "message"); a text without a type in front
+// -> ("error", text).
+std::pair<std::string, std::string> split_error(const std::string& error) {
+  const std::size_t colon = error.find(':');
+  std::string type = error.substr(0, colon);
+  if (colon == std::string::npos || type.empty() || type.find(' ') != std::string::npos) {
+    return {"error", error};
+  }
+  std::size_t start = colon + 1;
+  while (start < error.size() && error[start] == ' ') ++start;
+  return {std::move(type), error.substr(start)};
+}
+
+}  // namespace
+
+ByValueOutcome Subject::by_value(const ByValueCase& c) {
+  const std::string pickler = capabilities().by_value_pickler;
+  if (pickler.empty()) {
+    throw SubjectError(kUnsupported, "the subject does not pickle functions and classes by value");
+  }
+  ByValueOutcome out;
+  const gen::ByValueRunner* run = gen::by_value_runner();
+  if (run == nullptr) {
+    out.stage = "no-interpreter";
+    out.error = "no embedded Python interpreter to define the callable in";
+    return out;
+  }
+  const nlohmann::json answer = (*run)(
+      {{"pickler", pickler}, {"source", c.source}, {"inputs", c.inputs}, {"protocol", c.protocol}});
+  out.stage = answer.value("stage", "");
+  if (answer.contains("original")) out.original = answer["original"];
+  if (answer.contains("loaded")) out.loaded = answer["loaded"];
+  if (!out.stage.empty()) {
+    const std::string error = answer.value("error", "");
+    if (out.stage == "define" || out.stage == "dumps" || out.stage == "load") {
+      std::tie(out.kind, out.error) = split_error(error);
+    } else {
+      out.error = error;
+    }
+  }
+  return out;
+}
+
+}  // namespace serialcheck
