@@ -67,6 +67,7 @@ Node* copy_buffers_in_band(const Node* root, Graph& out) {
     } else {
       c = out.make(n->kind);
       c->flag = n->flag;
+      c->supplied = n->supplied;
       c->big = n->big;
       c->small = n->small;
       c->f = n->f;

@@ -576,22 +576,23 @@ std::string writability_difference(const Node* a, const Node* b) {
     const Node* x = ra[i];
     const Node* y = rb[i];
     if (x->kind != y->kind) return {};  // not the same shape: equality says so
-    auto loads = [](bool writable) { return writable ? "writable" : "read-only"; };
+    // What the loaded objects are, whether the stream or the memory a loader
+    // was given made them read-only.
+    auto loads = [](const Node* n) { return loaded_readonly(*n) ? "read-only" : "writable"; };
     if (x->kind == Kind::NDArray && x->array && y->array &&
-        x->array->writeable != y->array->writeable) {
+        loaded_readonly(*x) != loaded_readonly(*y)) {
       return fmt::format(
           "a {} array of shape ({}) loads {} from the frames as written and {} from the same "
           "frames with their writability flipped: the header does not say which buffers are "
           "writable",
-          x->array->dtype, fmt::join(x->array->shape, ", "), loads(x->array->writeable),
-          loads(y->array->writeable));
+          x->array->dtype, fmt::join(x->array->shape, ", "), loads(x), loads(y));
     }
-    if (x->kind == Kind::PickleBuffer && x->flag != y->flag) {
+    if (x->kind == Kind::PickleBuffer && loaded_readonly(*x) != loaded_readonly(*y)) {
       return fmt::format(
           "a pickle buffer of {} bytes loads {} from the frames as written and {} from the same "
           "frames with their writability flipped: the header does not say which buffers are "
           "writable",
-          x->payload().size(), loads(!x->flag), loads(!y->flag));
+          x->payload().size(), loads(x), loads(y));
     }
   }
   return {};

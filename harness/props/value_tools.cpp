@@ -20,6 +20,7 @@ namespace {
 
 void copy_scalars(const Node* from, Node* to) {
   to->flag = from->flag;
+  to->supplied = from->supplied;
   to->big = from->big;
   to->small = from->small;
   to->f = from->f;

@@ -20,6 +20,16 @@
 //   state_setter; it becomes obj's state and state_setter.
 // - Dict items and set items are kept as the stream lists them: the model does
 //   not hash, so duplicate keys are not merged.
+// - An out-of-band buffer's readonly flag is what the stream says
+//   (READONLY_BUFFER or not), not whether the memory the loader supplied is
+//   writable; that is kept apart in Node::supplied. So decoding and encoding
+//   again gives the same bytes whatever memory the loader was given, where
+//   CPython's loaded object would say only whether it is writable.
+// - A str that STACK_GLOBAL takes as a module name or qualname is marked
+//   interned (Node::flag): CPython writes a global's names from interned
+//   strs and memoizes by identity, so a str value that the stream shares
+//   with a name is that interned object, which the encoder writes again
+//   through one memo entry with the names.
 // - None, True, False and BININT1 ints are shared nodes (atoms have no
 //   identity that matters), which keeps long runs of them cheap.
 // - Globals are interned: every mention of one qualified name (after
@@ -786,12 +796,17 @@ void Decoder::op_ext(std::int64_t code) {
   push(object(registry, tuple({integer(code)})));
 }
 
+// NEXT_BUFFER alone says the buffer was writable when it was pickled (a
+// READONLY_BUFFER follows a read-only one); what the loader was given is
+// recorded beside that, never in its place (see Supplied).
 void Decoder::op_next_buffer() {
   if (next_buffer_ >= options_.buffers.size() && options_.stand_in_buffers) {
     ++next_buffer_;
     charge_node();
     static const std::uint8_t kEmpty = 0;
-    push(graph_.pickle_buffer_borrowed(&kEmpty, 0, true));
+    Node* n = graph_.pickle_buffer_borrowed(&kEmpty, 0, false);
+    n->supplied = Supplied::ReadOnly;
+    push(n);
     return;
   }
   if (next_buffer_ >= options_.buffers.size()) {
@@ -801,7 +816,9 @@ void Decoder::op_next_buffer() {
   }
   const BufferView& b = options_.buffers[next_buffer_++];
   charge_node();
-  push(graph_.pickle_buffer_borrowed(b.data, b.size, b.readonly));
+  Node* n = graph_.pickle_buffer_borrowed(b.data, b.size, false);
+  n->supplied = b.readonly ? Supplied::ReadOnly : Supplied::Writable;
+  push(n);
 }
 
 void Decoder::op_readonly_buffer() {
@@ -811,11 +828,18 @@ void Decoder::op_readonly_buffer() {
     case Kind::Bytes: return;  // already read-only
     case Kind::PickleBuffer:
       if (n->flag) return;
-      // A read-only view is a new object in CPython; the writable one may be
-      // memoized and must stay as it is.
+      if (n->supplied == Supplied::ReadOnly) {
+        // CPython keeps a read-only object as it is: the same object, now
+        // also marked read-only by the stream.
+        n->flag = true;
+        return;
+      }
+      // A read-only view of writable memory is a new object in CPython; the
+      // writable one may be memoized and must stay as it is.
       if (n->borrowed()) {
         charge_node();
         slot = graph_.pickle_buffer_borrowed(n->payload().data(), n->payload().size(), true);
+        slot->supplied = n->supplied;
       } else {
         charge_node(n->payload().size());
         slot = graph_.pickle_buffer(std::string(n->payload()), true);
@@ -1067,6 +1091,10 @@ inline void Decoder::step(std::uint8_t code) {
         fail(ErrorKind::BadValue, fmt::format("STACK_GLOBAL needs two str, got {} and {}",
                                               kind_name(module->kind), kind_name(name->kind)));
       }
+      // The two strs are the objects the names are written from: interned,
+      // so a str value that is one of them is the same object (see Node::flag).
+      module->flag = true;
+      name->flag = true;
       push(global(std::string(module->payload()), std::string(name->payload())));
       break;
     }

@@ -22,7 +22,10 @@ namespace serialcheck::pickle {
 
 // An out-of-band buffer handed to the decoder (PEP 574). The decoder does not
 // copy it: PickleBuffer nodes borrow this memory, which the caller keeps alive
-// as long as the graph.
+// as long as the graph. `readonly` says what the loader supplies (as
+// CPython's loads(buffers=) is given bytes or a bytearray); it is recorded
+// in the node's `supplied` and never changes its readonly flag, which is the
+// stream's (READONLY_BUFFER).
 struct BufferView {
   const std::uint8_t* data = nullptr;
   std::size_t size = 0;

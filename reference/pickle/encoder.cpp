@@ -1373,6 +1373,21 @@ class Encoder {
     interned_memo_.emplace(s, memo_put_op());
   }
 
+  // save() of a str value that is the interned object global names of its
+  // text are written from (Node::flag): one memo entry with those names, as
+  // CPython's memo by identity makes it. `slot` is the node's memo slot.
+  void save_interned_value(std::string_view s, MemoId* slot) {
+    auto it = interned_memo_.find(s);
+    if (it != interned_memo_.end()) {
+      *slot = it->second;
+      memo_get(it->second);
+      return;
+    }
+    save_str_data(s, true);
+    *slot = memo_put_op();
+    interned_memo_.emplace(s, *slot);
+  }
+
   // save() of the __name__ object of a C module (see origin_of).
   void save_module_name_object(std::string_view module) {
     boundary();
@@ -1475,6 +1490,10 @@ class Encoder {
     }
     if (*slot != kNoMemo) {
       memo_get(*slot);
+      return;
+    }
+    if (n->flag) [[unlikely]] {
+      save_interned_value(utf8, slot);
       return;
     }
     if (proto_ >= 4 && utf8.size() <= 0xff) {

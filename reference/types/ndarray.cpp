@@ -457,8 +457,9 @@ struct Form {
   NumericDtype dt;
   std::vector<std::int64_t> shape;
   char order = 'C';
-  const Node* data = nullptr;  // bytes, bytearray or pickle buffer
-  bool writeable = true;
+  const Node* data = nullptr;          // bytes, bytearray or pickle buffer
+  bool writeable = true;               // as pickled
+  Supplied supplied = Supplied::None;  // the out-of-band memory the loader was given
   // Objects numpy makes for this array alone: if anything else refers to
   // them, the model (which makes them afresh) could not write the same bytes.
   std::vector<const Node*> fresh;
@@ -499,7 +500,10 @@ bool match_form(const Node& o, Form& f) {
       return false;
     }
     switch (f.data->kind) {
-      case Kind::PickleBuffer: f.writeable = !f.data->flag; break;
+      case Kind::PickleBuffer:
+        f.writeable = !f.data->flag;
+        f.supplied = f.data->supplied;
+        break;
       case Kind::ByteArray: f.writeable = true; break;
       case Kind::Bytes: f.writeable = false; break;
       default: return false;
@@ -629,6 +633,7 @@ bool raise_ndarray(Graph& graph, Node& object) {
   // buffer's memory stays the caller's; in-band data stays in its node).
   std::string_view data = f.data->payload();
   object.kind = Kind::NDArray;
+  object.supplied = f.supplied;
   object.obj.reset();
   object.array = std::move(parts);
   object.set_borrowed(data.data(), data.size());

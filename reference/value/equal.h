@@ -13,6 +13,12 @@
 // left set's order, against right items of equal structural hash; a failed
 // candidate's pairings are undone before the next is tried.
 //
+// A pickle buffer's readonly flag is compared: it is what the stream says.
+// What a loader was supplied for an out-of-band buffer (Node::supplied) is
+// not: it belongs to one load, not to the value. Nor is whether a str is
+// interned (Node::flag): pickle shares it with global names when writing,
+// but no loader interns what it reads.
+//
 // Paths start at "root": [i] list/tuple item, .keys[i] dict key, {k} dict
 // value under key k (a short repr, or #i for a key that has none), <i> set
 // item i of the left set, .callable .args .state .state_setter,

@@ -243,7 +243,9 @@ class Writer {
       case Kind::ByteArray: write_blob("bytearray", n, id); return;
       case Kind::PickleBuffer:
         write_blob("buffer", n, id, false);
-        out_ += n->flag ? ",\"readonly\":true}" : ",\"readonly\":false}";
+        out_ += n->flag ? ",\"readonly\":true" : ",\"readonly\":false";
+        write_supplied(n);
+        out_.push_back('}');
         return;
       case Kind::Global:
         out_ += "{\"global\":[";
@@ -361,15 +363,24 @@ class Writer {
     out_ += ",\"offset\":" + std::to_string(a.offset);
   }
 
+  // ,"supplied-readonly":B for a buffer or array read out of band: what the
+  // loader was given, beside (never instead of) what the stream says.
+  void write_supplied(const Node* n) {
+    if (n->supplied == Supplied::None) return;
+    out_ += n->supplied == Supplied::ReadOnly ? ",\"supplied-readonly\":true"
+                                              : ",\"supplied-readonly\":false";
+  }
+
   // {"ndarray":{"dtype":..,"shape":[..],"strides":[..],"offset":N,
-  // "writeable":B,"data":"hex"}[,"id":N]}: the whole payload, so the
-  // layout (strides, offset, bytes outside the view) survives too.
+  // "writeable":B[,"supplied-readonly":B],"data":"hex"}[,"id":N]}: the whole
+  // payload, so the layout (strides, offset, bytes outside the view) survives too.
   void write_ndarray(const Node* n, std::uint32_t id) {
     static const ArrayParts kNone;
     const ArrayParts& a = n->array ? *n->array : kNone;
     out_ += "{\"ndarray\":{";
     write_layout(a);
     out_ += a.writeable ? ",\"writeable\":true" : ",\"writeable\":false";
+    write_supplied(n);
     out_ += ",\"data\":\"";
     append_hex(out_, n->payload());
     out_ += "\"}";
@@ -455,7 +466,7 @@ class Writer {
   void write_str(const Node* n, std::uint32_t id) {
     std::string_view s = n->payload();
     bool plain = valid_utf8(s, false);
-    if (plain && id == 0) {
+    if (plain && id == 0 && !n->flag) {
       append_json_string(out_, s);
       return;
     }
@@ -468,6 +479,7 @@ class Writer {
       out_.push_back('"');
     }
     if (id != 0) write_id_member(id);
+    if (n->flag) out_ += ",\"interned\":true";
     out_.push_back('}');
   }
 
@@ -779,7 +791,7 @@ class Reader {
         }
       }
       if (!known && key != "id" && key != "bits" && key != "readonly" && key != "class" &&
-          key != "device") {
+          key != "device" && key != "supplied-readonly" && key != "interned") {
         throw error(child_ptr(ptr, key), "unknown member \"" + key + "\"");
       }
     }
@@ -790,8 +802,11 @@ class Reader {
                              : t == "module"        ? "class"
                              : t == "device-buffer" ? "device"
                                                     : "";
-    for (std::string_view m : {"id", "bits", "readonly", "class", "device"}) {
-      bool allowed = m == extra || (m == "id" && !atom_tag(t));
+    const bool is_str = t == "str" || t == "str-utf8sp";
+    for (std::string_view m :
+         {"id", "bits", "readonly", "class", "device", "supplied-readonly", "interned"}) {
+      bool allowed = m == extra || (m == "id" && !atom_tag(t)) ||
+                     (m == "supplied-readonly" && t == "buffer") || (m == "interned" && is_str);
       if (!allowed && j.contains(m)) {
         throw error(
             child_ptr(ptr, std::string(m)),
@@ -809,12 +824,14 @@ class Reader {
     Node* n = nullptr;
     if (t == "str") {
       n = graph_.str(string_member(j, tag, ptr));
+      n->flag = interned_member(j, ptr);
     } else if (t == "str-utf8sp") {
       std::string bytes = hex_member(j, tag, ptr);
       if (!valid_utf8(bytes, true)) {
         throw error(child_ptr(ptr, tag), "not UTF-8 (surrogates allowed)");
       }
       n = graph_.str(std::move(bytes));
+      n->flag = interned_member(j, ptr);
     } else if (t == "bytes") {
       n = graph_.bytes(hex_member(j, tag, ptr));
     } else if (t == "bytearray") {
@@ -825,6 +842,7 @@ class Reader {
         throw error(child_ptr(ptr, "readonly"), "buffer needs \"readonly\": true or false");
       }
       n = graph_.pickle_buffer(hex_member(j, tag, ptr), ro->get<bool>());
+      n->supplied = supplied_member(j, ptr);
     } else if (t == "global") {
       const Json& g = j.at(tag);
       if (!g.is_array() || g.size() != 2 || !g[0].is_string() || !g[1].is_string()) {
@@ -892,11 +910,31 @@ class Reader {
     return graph_.floating(*v);
   }
 
+  // The optional "interned" of a str: only ever true.
+  bool interned_member(const Json& o, std::uint32_t p) {
+    auto it = o.find("interned");
+    if (it == o.end()) return false;
+    if (!it->is_boolean() || !it->get<bool>()) {
+      throw error(child_ptr(p, "interned"), "interned must be true (or left out)");
+    }
+    return true;
+  }
+
+  // The optional "supplied-readonly" of a buffer or an array.
+  Supplied supplied_member(const Json& o, std::uint32_t p) {
+    auto it = o.find("supplied-readonly");
+    if (it == o.end()) return Supplied::None;
+    if (!it->is_boolean()) {
+      throw error(child_ptr(p, "supplied-readonly"), "supplied-readonly must be true or false");
+    }
+    return it->get<bool>() ? Supplied::ReadOnly : Supplied::Writable;
+  }
+
   Node* build_ndarray(const Json& o, std::uint32_t p) {
     if (!o.is_object()) throw error(p, "ndarray must be a JSON object");
     for (const auto& [key, value] : o.items()) {
       if (key != "dtype" && key != "shape" && key != "strides" && key != "offset" &&
-          key != "writeable" && key != "data") {
+          key != "writeable" && key != "supplied-readonly" && key != "data") {
         throw error(child_ptr(p, key), "unknown ndarray member \"" + key + "\"");
       }
     }
@@ -932,6 +970,7 @@ class Reader {
       throw error(child_ptr(p, "writeable"), "writeable must be true or false");
     }
     a.writeable = o.at("writeable").get<bool>();
+    n->supplied = supplied_member(o, p);
     n->set_owned(hex_member(o, "data", p));
     if (std::string problem = types::ndarray_problem(a, n->payload().size()); !problem.empty()) {
       throw error(p, problem);

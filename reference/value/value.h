@@ -78,6 +78,20 @@ inline bool is_atom(Kind k) {
 
 struct Node;
 
+// The memory a loader was given for an out-of-band buffer (NEXT_BUFFER,
+// PEP 574). Two facts decide whether the object a loader hands back is
+// writable, and the model keeps them apart: what the stream says (a
+// READONLY_BUFFER after NEXT_BUFFER: the buffer was read-only when it was
+// pickled), kept as the value's own flag because that is what writing the
+// value again must reproduce; and what the loader supplied (CPython's
+// `loads(..., buffers=)` takes bytes, read-only, or bytearray, writable),
+// kept here. The loaded object is read-only when either says so.
+enum class Supplied : std::uint8_t {
+  None,      // not read from an out-of-band buffer (made by hand, in band, from Python)
+  ReadOnly,  // the loader was given read-only memory
+  Writable,  // the loader was given writable memory
+};
+
 // memcpy for payloads, with the commonest sizes (short str keys and values,
 // 4 to 32 bytes) copied as two overlapping words, without a call.
 [[gnu::always_inline]] inline void copy_bytes(char* dst, const char* src, std::size_t n) {
@@ -120,9 +134,9 @@ struct ArrayParts {
   // NDArray: byte offset of element [0,...,0] in payload().
   // Tensor: storage offset in elements.
   std::int64_t offset = 0;
-  bool writeable = true;        // NDArray: the WRITEABLE flag
-  bool requires_grad = false;   // Tensor
-  Node* grad = nullptr;         // Tensor: a Tensor node, or nullptr for none
+  bool writeable = true;       // NDArray: the WRITEABLE flag, as pickled (see Supplied)
+  bool requires_grad = false;  // Tensor
+  Node* grad = nullptr;        // Tensor: a Tensor node, or nullptr for none
   std::string device = "cpu";  // Tensor: torch device string ("cpu", "cuda:0")
 };
 
@@ -145,13 +159,21 @@ struct Node {
   Node& operator=(const Node&) = delete;
 
   Kind kind;
-  // Bool: the value. PickleBuffer: readonly. Module: the Python object it
+  // Bool: the value. PickleBuffer: readonly, as pickled (READONLY_BUFFER
+  // for one read out of band; see Supplied). Str: interned, the one object
+  // that global names (module and qualname) with its text are written from,
+  // so pickle memoizes it with them; not part of the value (equality ignores
+  // it, since loading does not intern). Module: the Python object it
   // was made from is not the module registered under its name (a copy; only
   // the Python bridge sets it, module.by-reference checks it).
   bool flag = false;
   // Int: true when the value does not fit in `small`; then `payload()` holds
   // the minimal two's-complement little-endian bytes (pickle's LONG1 form).
   bool big = false;
+  // PickleBuffer and NDArray read through NEXT_BUFFER: the memory the loader
+  // was given. Not part of the value: the encoder never reads it and
+  // equality ignores it (see loaded_readonly).
+  Supplied supplied = Supplied::None;
 
  private:
   bool borrowed_ = false;
@@ -225,12 +247,24 @@ struct Node {
     kind = k;
     flag = false;
     big = false;
+    supplied = Supplied::None;
     borrowed_ = false;
     small = 0;
     f = 0.0;
     view_ = {};
   }
 };
+
+// Whether the object a loader hands back for `n` is read-only: a
+// PickleBuffer the stream marks read-only or whose supplied memory is, an
+// NDArray that was pickled read-only or views read-only supplied memory.
+// False for every other kind.
+inline bool loaded_readonly(const Node& n) {
+  const bool supplied_readonly = n.supplied == Supplied::ReadOnly;
+  if (n.kind == Kind::PickleBuffer) return n.flag || supplied_readonly;
+  if (n.kind == Kind::NDArray && n.array) return !n.array->writeable || supplied_readonly;
+  return false;
+}
 
 // Owns every node of one value. Destroying a Graph never recurses, however
 // deep the value is.

@@ -387,6 +387,7 @@ void add_decode(CLI::App& app, Action& action) {
   struct Opts {
     std::string file;
     std::vector<std::string> buffers;
+    bool writable_buffers = false;
     int max_protocol = pickle::kHighestProtocol;
     bool pretty = false;
     pickle::Limits limits;
@@ -402,6 +403,10 @@ void add_decode(CLI::App& app, Action& action) {
       "--message", o->message,
       "FILE is a packed message (distributed's serialize_bytes): print its header and value");
   message_flag->excludes(buffer_opt);
+  cmd->add_flag("--writable-buffers", o->writable_buffers,
+                "The loader gets the --buffer files as writable memory (as bytearray); "
+                "default: read-only (as bytes)")
+      ->needs(buffer_opt);
   cmd->add_option("--allow", o->allow,
                   "With --message: a family the header may name (repeatable; default: any)")
       ->needs(message_flag);
@@ -414,6 +419,9 @@ void add_decode(CLI::App& app, Action& action) {
   cmd->add_flag("--pretty", o->pretty, "Indent the JSON");
   add_limit_options(cmd, o->limits);
   cmd->footer(
+      "A buffer's \"readonly\" (an array's \"writeable\") is what the stream says;\n"
+      "\"supplied-readonly\" is what the loader was given (--writable-buffers), so\n"
+      "encode writes the stream's bytes again whichever it was.\n"
       "Errors print one line: the error kind, the byte offset and what was wrong\n"
       "(for a message: the header key and frame too).\n"
       "Limits are documented in docs/cli.md; the defaults accept every pickle the\n"
@@ -429,7 +437,8 @@ void add_decode(CLI::App& app, Action& action) {
       for (const auto& b : o->buffers) buffer_bytes.push_back(read_input(b));
       std::vector<pickle::BufferView> views;
       for (const auto& b : buffer_bytes) {
-        views.push_back({reinterpret_cast<const std::uint8_t*>(b.data()), b.size(), true});
+        views.push_back(
+            {reinterpret_cast<const std::uint8_t*>(b.data()), b.size(), !o->writable_buffers});
       }
       pickle::DecodeOptions options;
       options.max_protocol = o->max_protocol;

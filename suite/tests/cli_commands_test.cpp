@@ -182,6 +182,69 @@ TEST_F(CliCommands, EncodeErrorsNameAJsonPointer) {
   EXPECT_EQ(bad.err, "serialcheck: invalid JSON value at /list/1/x: unknown member \"x\"\n");
 }
 
+// ---- decode, then encode, out of band -------------------------------------------
+
+std::string file_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// CPython's out-of-band pickles decode and encode again to the same bytes
+// and buffers whether decode's loader is given its buffers read-only (the
+// default, as bytes) or writable (--writable-buffers, as bytearray); the JSON
+// says which beside what the stream says.
+TEST_F(CliCommands, DecodeThenEncodeGivesCPythonsOutOfBandBytesWhateverTheBuffers) {
+  const fs::path source(SERIALCHECK_SOURCE_DIR);
+  struct Case {
+    fs::path pickle;
+    int buffers;
+    const char* stream_says;  // a member the JSON must hold whatever is supplied
+  };
+  // Buffers over bytearray, bytes, bytearray, bytearray; a writable array.
+  const Case cases[] = {
+      {source / "corpus/golden/pickle_buffers_mixed.p5oob.pickle", 4, R"("readonly":false)"},
+      {source / "corpus/golden-ndarray/dtype_b1.p5oob.pickle", 1, R"("writeable":true)"},
+  };
+  for (const Case& c : cases) {
+    for (bool writable : {false, true}) {
+      SCOPED_TRACE(c.pickle.string() + (writable ? " --writable-buffers" : ""));
+      std::string args = "decode '" + c.pickle.string() + "'";
+      std::string stem = c.pickle.string();
+      stem.resize(stem.size() - std::string(".pickle").size());
+      for (int i = 0; i < c.buffers; ++i)
+        args += " --buffer '" + stem + ".buf" + std::to_string(i) + "'";
+      if (writable) args += " --writable-buffers";
+      const CliRun dec = run_cli(args + " > " + path("v.json"));
+      ASSERT_EQ(dec.status, 0) << dec.err;
+      const std::string json = file_bytes(dir_ / "v.json");
+      EXPECT_NE(json.find(c.stream_says), std::string::npos) << json;
+      EXPECT_NE(
+          json.find(writable ? R"("supplied-readonly":false)" : R"("supplied-readonly":true)"),
+          std::string::npos)
+          << json;
+      EXPECT_EQ(
+          json.find(writable ? R"("supplied-readonly":true)" : R"("supplied-readonly":false)"),
+          std::string::npos)
+          << json;
+      fs::remove_all(dir_ / "bufs");
+      const CliRun enc = run_cli("encode --buffers-dir " + path("bufs") + " -i " + path("v.json") +
+                                 " -o " + path("again.pickle"));
+      ASSERT_EQ(enc.status, 0) << enc.err;
+      EXPECT_TRUE(file_bytes(dir_ / "again.pickle") == file_bytes(c.pickle)) << "pickle differs";
+      for (int i = 0; i < c.buffers; ++i) {
+        EXPECT_TRUE(file_bytes(dir_ / "bufs" / ("buffer-" + std::to_string(i) + ".bin")) ==
+                    file_bytes(stem + ".buf" + std::to_string(i)))
+            << "buffer " << i;
+      }
+    }
+  }
+  // Writability of buffers that are not there is a mistake, not a no-op.
+  const CliRun alone = run_cli("decode '" + cases[0].pickle.string() + "' --writable-buffers");
+  EXPECT_EQ(alone.status, 2);
+  expect_one_error_line(alone);
+  EXPECT_NE(alone.err.find("--writable-buffers"), std::string::npos) << alone.err;
+}
+
 // ---- bench ----------------------------------------------------------------------
 
 TEST_F(CliCommands, BenchRefusesABadFilterOrCompareFileInOneLine) {

@@ -1116,6 +1116,54 @@ TEST(Decoder, OutOfBandBuffersAreBorrowed) {
   EXPECT_EQ(second->payload(), "cd");
 }
 
+// STACK_GLOBAL's strs are the interned names: a str value the stream shares
+// with one is marked; one it does not share stays plain.
+TEST(Decoder, StrsThatStackGlobalTakesAreInterned) {
+  // ["collections", collections.OrderedDict, "OrderedDict"] as CPython 3.11
+  // writes it at protocol 4 (the last str is an equal but distinct object).
+  constexpr std::string_view kShared =
+      "\x80\x04\x95\x33\x00\x00\x00\x00\x00\x00\x00]\x94(\x8c\x0b"
+      "collections\x94h\x01\x8c\x0b"
+      "OrderedDict\x94\x93\x94\x8c\x0b"
+      "OrderedDict\x94"
+      "e."sv;
+  Graph g;
+  const Node* got = decode_ok(kShared, g);
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->items.size(), 3u);
+  EXPECT_TRUE(got->items[0]->flag);
+  EXPECT_EQ(got->items[1]->kind, Kind::Global);
+  EXPECT_FALSE(got->items[2]->flag);
+}
+
+// The stream says whether each buffer was read-only when pickled; the
+// loader's memory is recorded beside that, whichever kind it supplies.
+TEST(Decoder, OutOfBandReadonlyIsTheStreamsAndSuppliedIsTheLoaders) {
+  std::vector<std::uint8_t> ab{'a', 'b'};
+  std::vector<std::uint8_t> cd{'c', 'd'};
+  for (bool supplied_readonly : {true, false}) {
+    SCOPED_TRACE(supplied_readonly ? "read-only memory" : "writable memory");
+    const BufferView buffers[] = {{ab.data(), ab.size(), supplied_readonly},
+                                  {cd.data(), cd.size(), supplied_readonly}};
+    DecodeOptions options;
+    options.buffers = buffers;
+    Graph g;
+    const Node* got = decode_ok(kOutOfBandP5, g, options);
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->items.size(), 2u);
+    const Node* first = got->items[0];   // NEXT_BUFFER
+    const Node* second = got->items[1];  // NEXT_BUFFER READONLY_BUFFER
+    const Supplied want = supplied_readonly ? Supplied::ReadOnly : Supplied::Writable;
+    EXPECT_FALSE(first->flag);
+    EXPECT_TRUE(second->flag);
+    EXPECT_EQ(first->supplied, want);
+    EXPECT_EQ(second->supplied, want);
+    EXPECT_EQ(loaded_readonly(*first), supplied_readonly);
+    EXPECT_TRUE(loaded_readonly(*second));
+    EXPECT_EQ(static_cast<const void*>(second->payload().data()), cd.data());
+  }
+}
+
 TEST(Decoder, InBandBuffersAreBytesAndBytearray) {
   Graph g, want;
   Build w{want};

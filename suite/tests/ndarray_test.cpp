@@ -21,6 +21,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "harness/gen/ndarray_gen.h"
@@ -490,6 +491,21 @@ std::vector<GoldenArray> golden_arrays() {
 
 class NDArrayGolden : public ::testing::TestWithParam<GoldenArray> {};
 
+// The canonical text of `root` without its "supplied-readonly" members: the
+// graph's nodes forget what their loader was given while it is written.
+std::string json_without_supplied(Graph& graph, const Node* root) {
+  std::vector<std::pair<Node*, Supplied>> saved;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    Node& n = graph.node(i);
+    if (n.supplied != Supplied::None) {
+      saved.emplace_back(&n, std::exchange(n.supplied, Supplied::None));
+    }
+  }
+  std::string text = to_json(root);
+  for (auto& [n, supplied] : saved) n->supplied = supplied;
+  return text;
+}
+
 TEST(NDArrayGoldenCorpus, IsThere) {
   auto all = golden_arrays();
   EXPECT_GE(all.size(), 400u) << "corpus/golden-ndarray is missing (scripts/make-golden-ndarray)";
@@ -540,7 +556,19 @@ TEST_P(NDArrayGolden, DecodeThenEncodeGivesNumpysBytes) {
     Graph expected;
     const Node* want = from_json(*json, expected);
     EXPECT_EQ(equal_why(got, want), "");
-    EXPECT_EQ(to_json(got), to_json(want));  // layout and flags as numpy made them
+    // Layout and flags as numpy made them. The expected value describes the
+    // arrays numpy loaded, not the memory their loader was given, which the
+    // decoded arrays record as "supplied-readonly".
+    for (const Node* a : arrays) {
+      Supplied supplied = Supplied::None;
+      for (std::size_t i = 0; i < buffer_data.size(); ++i) {
+        if (!buffer_data[i].empty() && a->payload().data() == buffer_data[i].data()) {
+          supplied = v.buffers[i].second ? Supplied::ReadOnly : Supplied::Writable;
+        }
+      }
+      if (supplied != Supplied::None || !v.out_of_band) EXPECT_EQ(a->supplied, supplied);
+    }
+    EXPECT_EQ(json_without_supplied(decoded, got), to_json(want));
     EXPECT_EQ(arrays.size(), arrays_of(want).size());
     // The expected value alone encodes to the same bytes.
     EXPECT_TRUE(encode_at(want, v.protocol, v.out_of_band).bytes == want_bytes)
@@ -555,6 +583,22 @@ TEST_P(NDArrayGolden, DecodeThenEncodeGivesNumpysBytes) {
   for (std::size_t i = 0; i < want_buffers.size(); ++i) {
     EXPECT_EQ(again.buffers[i]->payload(), want_buffers[i]);
     EXPECT_EQ(again.buffers[i]->flag, want_flags[i].second);
+  }
+  // The same bytes whatever memory the loader is given for each buffer:
+  // the stream, not the memory, says which arrays were read-only.
+  if (v.out_of_band) {
+    for (bool supplied_readonly : {true, false}) {
+      SCOPED_TRACE(supplied_readonly ? "read-only memory supplied" : "writable memory supplied");
+      std::vector<pickle::BufferView> other = views;
+      for (pickle::BufferView& b : other) b.readonly = supplied_readonly;
+      Graph g;
+      pickle::EncodeResult r = encode_at(decode_with(*data, g, other), v.protocol, true);
+      EXPECT_TRUE(r.bytes == want_bytes) << "encoding the decoded value differs";
+      ASSERT_EQ(r.buffers.size(), want_flags.size());
+      for (std::size_t i = 0; i < want_flags.size(); ++i) {
+        EXPECT_EQ(r.buffers[i]->flag, want_flags[i].second) << "buffer " << i;
+      }
+    }
   }
   // Zero-copy end to end: each array that came out of band borrowed its
   // buffer, and the pickle buffer it is written with borrows the array.
@@ -705,6 +749,65 @@ TEST_F(NDArrayPython, ToPythonKeepsDtypeShapeStridesOffsetAndFlag) {
   PyRef z = to_python(g.list({a, b, c, d, a}));
   set_main("z", z.get());
   EXPECT_TRUE(truth("z[0] is z[4] and z[0].dtype is not z[1].dtype and z[2].dtype is z[3].dtype"));
+}
+
+// CPython writes a writable array or buffer out of band as NEXT_BUFFER
+// alone and a read-only one with READONLY_BUFFER after it; its loader hands
+// back a read-only object when the stream or the memory it is given says so.
+// The reference agrees about the loaded objects (loaded_readonly, to_python)
+// and writes CPython's bytes again whichever memory it was given.
+TEST_F(NDArrayPython, OutOfBandWritabilityIsTheStreamsAndTheSuppliedMemorys) {
+  Gil gil;
+  exec(
+      "ro = np.arange(3, dtype='<i4'); ro.flags.writeable = False\n"
+      "oob_value = [np.arange(4, dtype='<f8'), ro, pickle.PickleBuffer(bytearray(b'rw')),\n"
+      "             pickle.PickleBuffer(b'ro')]\n"
+      "oob_data, oob_bufs = _sc_nd_dumps(oob_value, 5, True)\n"
+      "def _sc_readonly(o):\n"
+      "  return not o.flags.writeable if isinstance(o, np.ndarray) else memoryview(o).readonly\n");
+  Graph g;
+  const Node* dumped = from_python(eval("(oob_data, oob_bufs)").get(), g);
+  const std::string data(dumped->items[0]->payload());
+  std::vector<std::string> contents;
+  std::vector<bool> stream_readonly;
+  for (const Node* b : dumped->items[1]->items) {
+    contents.emplace_back(b->items[0]->payload());
+    stream_readonly.push_back(b->items[1]->flag);
+  }
+  ASSERT_EQ(stream_readonly, (std::vector<bool>{false, true, false, true}));
+  for (bool supplied_readonly : {true, false}) {
+    SCOPED_TRACE(supplied_readonly ? "bytes supplied" : "bytearrays supplied");
+    exec(std::string("loaded = pickle.loads(oob_data, buffers=[") +
+         (supplied_readonly ? "p" : "bytearray(p)") + " for p, _ in oob_bufs])\n");
+    Graph cg;
+    const Node* cpython = from_python(eval("[_sc_readonly(o) for o in loaded]").get(), cg);
+    std::vector<pickle::BufferView> views;
+    for (const std::string& c : contents) {
+      views.push_back(
+          {reinterpret_cast<const std::uint8_t*>(c.data()), c.size(), supplied_readonly});
+    }
+    Graph dg;
+    Node* decoded = decode_with(data, dg, views);
+    ASSERT_EQ(decoded->items.size(), 4u);
+    EXPECT_EQ(decoded->items[0]->kind, Kind::NDArray);
+    EXPECT_EQ(decoded->items[1]->kind, Kind::NDArray);
+    PyRef made = to_python(decoded);
+    set_main("made", made.get());
+    Graph mg;
+    const Node* ours = from_python(eval("[_sc_readonly(o) for o in made]").get(), mg);
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(loaded_readonly(*decoded->items[i]), cpython->items[i]->flag) << "item " << i;
+      EXPECT_EQ(ours->items[i]->flag, cpython->items[i]->flag) << "item " << i;
+    }
+    // The first array is writable only when writable memory was supplied.
+    EXPECT_EQ(cpython->items[0]->flag, supplied_readonly);
+    pickle::EncodeResult again = encode_at(decoded, 5, true);
+    EXPECT_TRUE(again.bytes == data) << "encoding the decoded value differs from CPython's";
+    ASSERT_EQ(again.buffers.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(again.buffers[i]->flag, stream_readonly[i]) << "buffer " << i;
+    }
+  }
 }
 
 TEST_F(NDArrayPython, FromPythonDescribesExactNumericArrays) {

@@ -385,6 +385,73 @@ TEST(Json, ErrorsNameTheElement) {
   expect_form_error(R"({"list":[{"list":{}}]})", "/list/0/list");
 }
 
+// What a loader was supplied for an out-of-band buffer is written beside the
+// stream's readonly flag, read back, and left out of equality.
+TEST(Json, SuppliedReadonlyIsKeptBesideReadonly) {
+  Graph g;
+  Node* ro = g.pickle_buffer("ab", false);
+  ro->supplied = Supplied::ReadOnly;
+  Node* rw = g.pickle_buffer("cd", true);
+  rw->supplied = Supplied::Writable;
+  Node* value = g.list({ro, rw, g.pickle_buffer("ef", false)});
+  const std::string text = to_json(value);
+  EXPECT_EQ(text, R"({"list":[{"buffer":"6162","readonly":false,"supplied-readonly":true},)"
+                  R"({"buffer":"6364","readonly":true,"supplied-readonly":false},)"
+                  R"({"buffer":"6566","readonly":false}]})");
+  Graph back;
+  const Node* read = from_json(text, back);
+  EXPECT_EQ(read->items[0]->supplied, Supplied::ReadOnly);
+  EXPECT_FALSE(read->items[0]->flag);
+  EXPECT_EQ(read->items[1]->supplied, Supplied::Writable);
+  EXPECT_EQ(read->items[2]->supplied, Supplied::None);
+  EXPECT_EQ(to_json(read), text);
+  EXPECT_TRUE(loaded_readonly(*read->items[0]));
+  EXPECT_TRUE(loaded_readonly(*read->items[1]));
+  EXPECT_FALSE(loaded_readonly(*read->items[2]));
+
+  // Equality: the stream's flag counts, the supplied memory does not.
+  Graph h;
+  Node* plain = h.list(
+      {h.pickle_buffer("ab", false), h.pickle_buffer("cd", true), h.pickle_buffer("ef", false)});
+  EXPECT_TRUE(equal(value, plain));
+  plain->items[0]->flag = true;  // negative control: the stream's flag differs
+  EXPECT_FALSE(equal(value, plain));
+
+  expect_form_error(R"({"buffer":"00","readonly":false,"supplied-readonly":1})",
+                    "/supplied-readonly");
+  expect_form_error(R"({"bytes":"00","supplied-readonly":true})", "/supplied-readonly");
+  expect_form_error(R"({"ndarray":{"dtype":"|u1","shape":[1],"strides":[1],"offset":0,)"
+                    R"("writeable":true,"supplied-readonly":"yes","data":"00"}})",
+                    "/ndarray/supplied-readonly");
+}
+
+// A str marked interned (the object global names are written from) is
+// written in the tagged form with "interned", read back, and equality
+// ignores the mark.
+TEST(Json, InternedStrsKeepTheirMark) {
+  Graph g;
+  Node* plain = g.str("m");
+  Node* interned = g.str("collections");
+  interned->flag = true;
+  Node* surrogate = g.str("\xed\xa0\x80");
+  surrogate->flag = true;
+  Node* value = g.list({plain, interned, surrogate, interned});
+  const std::string text = to_json(value);
+  EXPECT_EQ(text, R"({"list":["m",{"str":"collections","id":1,"interned":true},)"
+                  R"({"str-utf8sp":"eda080","interned":true},{"ref":1}]})");
+  Graph back;
+  const Node* read = from_json(text, back);
+  EXPECT_FALSE(read->items[0]->flag);
+  EXPECT_TRUE(read->items[1]->flag);
+  EXPECT_TRUE(read->items[2]->flag);
+  EXPECT_EQ(to_json(read), text);
+  Graph h;
+  Node* same = h.str("collections");
+  EXPECT_TRUE(equal(interned, same));
+  expect_form_error(R"({"str":"m","interned":false})", "/interned");
+  expect_form_error(R"({"bytes":"00","interned":true})", "/interned");
+}
+
 // A generated graph with sharing and cycles: JSON round trip is lossless and
 // canonical, and equality holds between independent copies.
 Node* random_graph(Graph& g, std::uint32_t seed) {
