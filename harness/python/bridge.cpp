@@ -130,7 +130,7 @@ PyRef ndarray_to_python(const Node* n) {
                                      static_cast<long long>(a.offset), "strides", strides.get()));
   PyRef ndarray = get_attr(numpy.get(), "ndarray");
   PyRef array = check(PyObject_Call(ndarray.get(), args.get(), kwargs.get()));
-  if (!a.writeable) {
+  if (loaded_readonly(*n)) {  // pickled read-only, or read from read-only memory
     PyRef flags = get_attr(array.get(), "flags");
     check_rc(PyObject_SetAttrString(flags.get(), "writeable", Py_False));
   }
@@ -452,8 +452,10 @@ class Builder {
   static PyRef make_pickle_buffer(const Node* n) {
     auto p = n->payload();
     auto size = static_cast<Py_ssize_t>(p.size());
-    PyRef base = n->flag ? check(PyBytes_FromStringAndSize(p.data(), size))
-                         : check(PyByteArray_FromStringAndSize(p.data(), size));
+    // What a loader hands back: read-only when the stream or the memory it
+    // was supplied says so (see Supplied).
+    PyRef base = loaded_readonly(*n) ? check(PyBytes_FromStringAndSize(p.data(), size))
+                                     : check(PyByteArray_FromStringAndSize(p.data(), size));
     return check(PyPickleBuffer_FromObject(base.get()));
   }
 

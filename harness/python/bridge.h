@@ -10,7 +10,10 @@
 // An exact numpy.ndarray of a numeric dtype and an NDArray node are each
 // other's image, dtype, shape, strides and WRITEABLE flag kept: to_python
 // copies the whole payload (so the offset holds), from_python copies the
-// bytes from the lowest to the highest element.
+// bytes from the lowest to the highest element. A pickle buffer or array read
+// out of band is made read-only by to_python when the stream or the memory
+// its loader was supplied says so (loaded_readonly), as a loader makes it;
+// from_python describes what an object is, with nothing supplied.
 //
 // Identity is kept both ways: a node shared in the value is one Python object,
 // and one Python object reached twice is one node; cycles are rebuilt the way
