@@ -62,6 +62,7 @@ const std::vector<FixtureKind>& fixture_kinds() {
       {"attrgetter", 1, 0},
       {"itemgetter", 1, 0},
       {"methodcaller", 2, 0},
+      {"extension", 1, 0},
   };
   return kinds;
 }

@@ -13,6 +13,7 @@
 
 #include "harness/python/domain_objects.h"
 #include "harness/subjects/subject.h"
+#include "reference/pickle/extension.h"
 #include "reference/types/ndarray.h"
 #include "reference/types/tensor.h"
 
@@ -308,6 +309,10 @@ class Builder {
         return;
       case Kind::Object:
         if (n->obj == nullptr) bridge_error("an object node has no reduce parts");
+        if (std::int64_t code = pickle::extension_code(n); code != 0) {
+          keep(n, registered_object(code));
+          return;
+        }
         enter(n);
         return;
       case Kind::Tuple:
@@ -457,6 +462,40 @@ class Builder {
     PyRef base = loaded_readonly(*n) ? check(PyBytes_FromStringAndSize(p.data(), size))
                                      : check(PyByteArray_FromStringAndSize(p.data(), size));
     return check(PyPickleBuffer_FromObject(base.get()));
+  }
+
+  // What pickle's Unpickler.get_extension loads for an EXT `code`: the
+  // object in copyreg._extension_cache, else the global that
+  // copyreg._inverted_registry names, found as find_class finds it, and then
+  // cached. An unregistered code raises ValueError, as CPython does.
+  PyRef registered_object(std::int64_t code) {
+    PyRef copyreg = import_module("copyreg");
+    PyRef cache = get_attr(copyreg.get(), "_extension_cache");
+    PyRef key = check(PyLong_FromLongLong(code));
+    if (PyObject* cached = PyDict_GetItemWithError(cache.get(), key.get())) {
+      return PyRef::borrow(cached);
+    }
+    if (PyErr_Occurred()) throw_python_error();
+    PyRef inverted = get_attr(copyreg.get(), "_inverted_registry");
+    PyObject* pair = PyDict_GetItemWithError(inverted.get(), key.get());  // borrowed
+    if (pair == nullptr) {
+      if (PyErr_Occurred()) throw_python_error();
+      PyErr_Format(PyExc_ValueError, "unregistered extension code %lld",
+                   static_cast<long long>(code));
+      throw_python_error();
+    }
+    // Held: the import below may run code that changes the registry.
+    PyRef held = PyRef::borrow(pair);
+    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+        !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0)) || !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+      bridge_error("extension code " + std::to_string(code) +
+                   " is registered as something other than a (module, name) pair of strs");
+    }
+    PyObject* module = PyTuple_GET_ITEM(pair, 0);
+    PyObject* name = PyTuple_GET_ITEM(pair, 1);
+    PyRef object = resolve_global(payload_of_str(module), payload_of_str(name));
+    check_rc(PyDict_SetItem(cache.get(), key.get(), object.get()));
+    return object;
   }
 
   PyObject* copyreg_function(bool ex) {
@@ -629,7 +668,14 @@ class Describer {
 
   Node* node_for(PyObject* o) {
     auto it = seen_.find(o);
-    if (it != seen_.end()) return it->second;
+    if (it != seen_.end()) {
+      // A registered global is written as EXT at each reference, never
+      // memoized, so each reference is a node of its own.
+      if (std::int64_t code = pickle::extension_code(it->second); code != 0) {
+        return pickle::extension_ref(graph_, code);
+      }
+      return it->second;
+    }
     if (o == Py_None) return remember(o, graph_.none());
     if (PyBool_Check(o)) return remember(o, graph_.boolean(o == Py_True));
     if (PyLong_CheckExact(o)) return remember(o, describe_int(o));
@@ -897,7 +943,37 @@ class Describer {
       bridge_error("Can't describe " + str_of(o) + ": it's not the same object as " + module_text +
                    "." + name_text);
     }
+    if (options_.protocol >= 2) {
+      if (std::int64_t code = registered_code(o, module.get(), qualname.get()); code != 0) {
+        return pickle::extension_ref(graph_, code);
+      }
+    }
     return graph_.global(std::move(module_text), std::move(name_text));
+  }
+
+  // The code copyreg.add_extension registered (module, qualname) under, 0
+  // when none: save_global writes such a global as EXT from protocol 2 on.
+  std::int64_t registered_code(PyObject* o, PyObject* module, PyObject* qualname) {
+    if (!extension_registry_) {
+      extension_registry_ = get_attr(import_module("copyreg").get(), "_extension_registry");
+    }
+    PyRef key = check(PyTuple_Pack(2, module, qualname));
+    PyObject* code = PyDict_GetItemWithError(extension_registry_.get(), key.get());  // borrowed
+    if (code == nullptr) {
+      if (PyErr_Occurred()) throw_python_error();
+      return 0;
+    }
+    if (!PyLong_Check(code)) {
+      bridge_error("Can't describe " + str_of(o) + ": extension code " + str_of(code) +
+                   " isn't an integer");
+    }
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(code, &overflow);
+    if (overflow != 0 || value < 1 || value > pickle::kMaxExtensionCode) {
+      bridge_error("Can't describe " + str_of(o) + ": extension code " + str_of(code) +
+                   " is out of range");
+    }
+    return value;
   }
 
   void fill(Work& w) {
@@ -1004,6 +1080,7 @@ class Describer {
 
   Graph& graph_;
   BridgeOptions options_;
+  PyRef extension_registry_;
   std::unordered_map<PyObject*, Node*> seen_;
   std::vector<PyRef> alive_;
   std::vector<Work> work_;

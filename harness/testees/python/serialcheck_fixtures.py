@@ -417,6 +417,44 @@ PersistentUnpickler = with_persistent_load(pickle.Unpickler)
 
 
 # ---------------------------------------------------------------------------
+# Globals in copyreg's extension registry. From protocol 2 on pickle writes
+# each of them as EXT1, EXT2 or EXT4 and its code instead of its name, and
+# never memoizes it. Registered at import, so every process that imports
+# this module reads the codes alike. The codes are chosen not to clash: 0xf7
+# is in 240-255, which copyreg reserves for private use, and 0xf7f6 and
+# 0xf7f6f5 are far from the codes of the standard library and of pickle's
+# own tests; their bytes differ, so a wrong byte order shows.
+
+def extension_function(x=None):
+    """Written as EXT1 0xf7."""
+    return x
+
+
+class ExtensionClass:
+    """Written as EXT2 0xf7f6, also where NEWOBJ names it as its
+    instances' class."""
+
+    def __init__(self, a=None):
+        self.a = a
+
+
+class ExtensionOuter:
+    class Inner:
+        """Written as EXT4 0xf7f6f5: the registry's key is the whole
+        qualified name."""
+
+
+EXTENSION_CODES = {
+    "extension_function": 0xf7,
+    "ExtensionClass": 0xf7f6,
+    "ExtensionOuter.Inner": 0xf7f6f5,
+}
+
+for _name, _code in EXTENSION_CODES.items():
+    copyreg.add_extension(__name__, _name, _code)
+
+
+# ---------------------------------------------------------------------------
 # make(kind, *args): the objects the generator asks for.
 
 def _self_ref(a):
@@ -513,6 +551,8 @@ _BUILDERS = {
                    operator.itemgetter(0, "k")),
     "methodcaller": (2, lambda a, b: operator.methodcaller("method", a) if _selector(a) else
                      operator.methodcaller("method", a, key=b)),
+    # Written as EXT1, EXT4 and (the instance's class) EXT2 from protocol 2 on.
+    "extension": (1, lambda a: [extension_function, ExtensionOuter.Inner, ExtensionClass(a)]),
 }
 
 FIXTURES = {kind: arity for kind, (arity, _) in _BUILDERS.items()}
