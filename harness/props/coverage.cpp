@@ -1,5 +1,7 @@
 #include "harness/props/coverage.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -52,6 +54,9 @@ constexpr std::array kEmittable = {
     EmittableOpcode{"SHORT_BINBYTES", 3, 5, "bytes up to 255 long at 3+"},
     EmittableOpcode{"PROTO", 2, 5, "every pickle at 2+"},
     EmittableOpcode{"NEWOBJ", 2, 5, "an object reduced to copyreg.__newobj__"},
+    EmittableOpcode{"EXT1", 2, 5, "a global in copyreg's extension registry, code up to 0xff, at 2+"},
+    EmittableOpcode{"EXT2", 2, 5, "a global in copyreg's extension registry, code up to 0xffff, at 2+"},
+    EmittableOpcode{"EXT4", 2, 5, "a global in copyreg's extension registry, larger code, at 2+"},
     EmittableOpcode{"TUPLE1", 2, 5, "a 1-tuple at 2+"},
     EmittableOpcode{"TUPLE2", 2, 5, "a 2-tuple at 2+"},
     EmittableOpcode{"TUPLE3", 2, 5, "a 3-tuple at 2+"},
@@ -72,19 +77,27 @@ constexpr std::array kEmittable = {
     EmittableOpcode{"READONLY_BUFFER", 5, 5, "a read-only out-of-band buffer"},
 };
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kUnemitted = {{
-    {"DUP", "no pickler writes it"},
-    {"STRING", "Python 2 str; Python 3 writes bytes through _codecs.encode below protocol 3"},
-    {"BINSTRING", "Python 2 str"},
-    {"SHORT_BINSTRING", "Python 2 str"},
-    {"INST", "Python 2 old-style instances"},
-    {"OBJ", "Python 2 old-style instances"},
-    {"EXT1", "the copyreg extension registry, which the model does not hold"},
-    {"EXT2", "the copyreg extension registry, which the model does not hold"},
-    {"EXT4", "the copyreg extension registry, which the model does not hold"},
-    {"BINUNICODE8", "a str over 4 GiB, beyond what a test generates"},
-    {"BINBYTES8", "bytes over 4 GiB, beyond what a test generates"},
-}};
+constexpr std::array kUnemitted = {
+    UnemittedOpcode{"DUP", "no pickler writes it", false},
+    UnemittedOpcode{"STRING",
+                    "Python 2 str; Python 3 writes bytes through _codecs.encode below protocol 3",
+                    false},
+    UnemittedOpcode{"BINSTRING", "Python 2 str", false},
+    UnemittedOpcode{"SHORT_BINSTRING", "Python 2 str", false},
+    UnemittedOpcode{"INST", "Python 2 old-style instances", false},
+    UnemittedOpcode{"OBJ", "Python 2 old-style instances", false},
+    UnemittedOpcode{"BINUNICODE8", "a str over 4 GiB, beyond what a test generates", true},
+    UnemittedOpcode{"BINBYTES8", "bytes over 4 GiB, beyond what a test generates", true},
+};
+
+std::string with_reasons(bool cpython_writes) {
+  std::string out;
+  for (const auto& u : kUnemitted) {
+    if (u.cpython_writes != cpython_writes) continue;
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", u.name, u.why);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -92,8 +105,22 @@ std::span<const EmittableOpcode> emittable_opcodes() {
   return kEmittable;
 }
 
-std::span<const std::pair<std::string_view, std::string_view>> unemitted_opcodes() {
+std::span<const UnemittedOpcode> unemitted_opcodes() {
   return kUnemitted;
+}
+
+std::string unemitted_summary() {
+  std::string out;
+  if (std::string never = with_reasons(false); !never.empty()) {
+    out = "Not emitted, because CPython 3.11's pickler never writes them: " + never + ".";
+  }
+  if (std::string big = with_reasons(true); !big.empty()) {
+    out += (out.empty() ? "" : " ") +
+           std::string("Not emitted, because CPython writes them only for payloads too large "
+                       "for a test: ") +
+           big + ".";
+  }
+  return out;
 }
 
 std::vector<std::string> coverage_list_problems() {
@@ -118,7 +145,7 @@ std::vector<std::string> coverage_list_problems() {
       problems.push_back(std::string(e.name) + " has a bad protocol range");
     }
   }
-  for (const auto& [name, why] : kUnemitted) {
+  for (const auto& [name, why, cpython_writes] : kUnemitted) {
     if (!listed.insert(name).second) {
       problems.push_back(std::string(name) + " is listed as both emitted and not emitted");
     }

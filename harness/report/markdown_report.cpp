@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "harness/props/coverage.h"
 #include "reference/pickle/opcodes.h"
 
 namespace serialcheck {
@@ -256,6 +257,7 @@ std::string markdown_report(const RunReport& r) {
       out += fmt::format("\nNever emitted although the encoder can: {}{}.\n", names,
                          r.coverage.enforced ? " (fails the gate)" : " (not enforced in this run)");
     }
+    out += "\n" + unemitted_summary() + "\n";
     std::string keys;
     for (const auto& k : r.coverage.header_keys) keys += (keys.empty() ? "" : ", ") + k;
     out += "\nHeader keys written: " + (keys.empty() ? std::string("none") : keys) + ".\n";

@@ -373,6 +373,9 @@ int run_gate(const RunArgs& a) {
     std::cout << "\nReference opcodes never emitted"
               << (report.coverage.enforced ? "" : " (not enforced)") << ":" << names << "\n";
   }
+  if (reference_checked && !report.coverage.opcodes.empty()) {
+    std::cout << "\n" << unemitted_summary() << "\n";
+  }
   try {
     write_reports(a.report_dir, report);
   } catch (const std::exception& e) {
