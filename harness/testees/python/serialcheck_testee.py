@@ -861,6 +861,53 @@ def resolve_global(module, qualname):
         return walk_qualname(importlib.import_module(renamed[0]), renamed[1])
 
 
+# copyreg's extension registry. From protocol 2 on pickle writes a global
+# that copyreg.add_extension registered as EXT1/EXT2/EXT4 <code>, never
+# memoized; the value graph holds it as the call
+# copyreg._inverted_registry(code), an extension reference.
+EXTENSION_REGISTRY = ("copyreg", "_inverted_registry")
+MAX_EXTENSION_CODE = 0x7fffffff
+
+
+def extension_code(n):
+    """The code `n` refers to when it is an extension reference, else 0."""
+    o = n.obj
+    if n.kind != "object" or o is None:
+        return 0
+    if (o.state is not None or o.state_setter is not None or o.listitems or o.dictitems
+            or o.callable is None or o.args is None):
+        return 0
+    if o.callable.kind != "global" or tuple(o.callable.value) != EXTENSION_REGISTRY:
+        return 0
+    if o.args.kind != "tuple" or len(o.args.items) != 1 or o.args.items[0].kind != "int":
+        return 0
+    code = o.args.items[0].value
+    return code if 1 <= code <= MAX_EXTENSION_CODE else 0
+
+
+def extension_node(code):
+    """A new extension reference to `code`."""
+    n = Node("object", obj=ObjectParts())
+    n.obj.callable = Node("global", EXTENSION_REGISTRY)
+    n.obj.args = Node("tuple", items=[Node("int", code)])
+    return n
+
+
+def registered_object(code):
+    """What pickle's Unpickler.get_extension loads for `code`: the cached
+    object, else the global copyreg._inverted_registry names (then cached)."""
+    nil = []
+    obj = copyreg._extension_cache.get(code, nil)
+    if obj is not nil:
+        return obj
+    key = copyreg._inverted_registry.get(code)
+    if not key:
+        raise ValueError("unregistered extension code %d" % code)
+    obj = resolve_global(*key)
+    copyreg._extension_cache[code] = obj
+    return obj
+
+
 # ---------------------------------------------------------------------------
 # graph -> Python objects, in the order pickle's loader makes them
 
@@ -943,6 +990,8 @@ class _Builder(object):
         elif kind == "set":
             self.put(n, set())
             self.push(n, _FILL)
+        elif kind == "object" and extension_code(n):
+            self.put(n, registered_object(extension_code(n)))
         elif kind in ("tuple", "frozenset", "object", "tensor", "module", "persid"):
             self.enter(n)
         elif kind == "device-buffer":
@@ -1177,7 +1226,10 @@ class _Describer(object):
     def node_for(self, o):
         n = self.seen.get(id(o))
         if n is not None:
-            return n
+            # A registered global is written as EXT at each reference, never
+            # memoized, so each reference is a node of its own.
+            code = extension_code(n)
+            return extension_node(code) if code else n
         t = type(o)
         if o is None:
             return self.remember(o, Node("none"))
@@ -1288,6 +1340,10 @@ class _Describer(object):
         if found is not o:
             raise BridgeError("Can't describe %r: it's not the same object as %s.%s"
                               % (o, module, name))
+        if self.protocol >= 2:
+            code = copyreg._extension_registry.get((module, name))
+            if code:
+                return extension_node(code)
         return Node("global", (module, name))
 
     def fill(self, o, n, extra):
