@@ -1,6 +1,7 @@
 #include "suite/fuzz/pickle_check.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +12,7 @@
 
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
+#include "reference/pickle/extension.h"
 #include "reference/value/equal.h"
 
 namespace serialcheck::fuzz {
@@ -48,16 +50,20 @@ void canonicalize_nans(Graph& graph) {
 // The pickler never memoizes a persistent id: it asks persistent_id at every
 // reference and writes the pid each time, so a persistent-load result the
 // input shares (PERSID, PUT, then GET) comes back as one persistent id per
-// reference, all with the same pid object. The input's value is made so
-// before it is compared: every reference to a persistent id after the first
-// gets its own node.
-void unshare_persistent_ids(Graph& graph) {
+// reference, all with the same pid object. Nor does it memoize a global it
+// writes as EXT (an extension reference, reference/pickle/extension.h). The
+// input's value is made so before it is compared: every reference to a
+// persistent id or an extension reference after the first gets its own node.
+void unshare_unmemoized(Graph& graph) {
   std::unordered_set<const Node*> seen;
   auto visit = [&](Node*& slot) {
-    if (slot == nullptr || slot->kind != Kind::PersId) return;
+    if (slot == nullptr) return;
+    const bool persid = slot->kind == Kind::PersId;
+    const std::int64_t code = persid ? 0 : pickle::extension_code(slot);
+    if (!persid && code == 0) return;
     if (seen.insert(slot).second) return;
-    Node* fresh = graph.make(Kind::PersId);
-    fresh->items = slot->items;
+    Node* fresh = persid ? graph.make(Kind::PersId) : pickle::extension_ref(graph, code);
+    if (persid) fresh->items = slot->items;
     seen.insert(fresh);
     slot = fresh;
   };
@@ -235,7 +241,7 @@ DecodeOutcome decode_or_refuse(std::span<const std::uint8_t> data, Graph& graph)
 }
 
 void check_roundtrip(Graph& graph) {
-  unshare_persistent_ids(graph);
+  unshare_unmemoized(graph);
   roundtrip_at(graph, 5);  // then the graph's PickleBuffers are bytes
   roundtrip_at(graph, 4);
   // A getattr call in the input itself reads back as a dotted global below
