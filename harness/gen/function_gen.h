@@ -1,16 +1,40 @@
 // Functions and classes as Python source, for callable.by-value
 // (docs/conformance.md): what cloudpickle and dill exist to pickle.
 //
-// A generated source binds the name `subject` to a function or a class:
-// functions with positional and keyword-only parameters, defaults,
-// keyword defaults and annotations, written as `def` or `lambda`, at module
-// level or made by a function whose locals they close over (the function's
-// own name among them: a cell that refers to the function itself), reading
-// module globals, recursive, with a nested function or lambda inside; and
-// classes with class attributes, __init__ and a method `run`, on `object`
-// or a base from the Python fixtures module. Values are small ints, so
-// every result has one repr in every process; an input may raise (division
-// by zero, a missing argument), and the exception's type is then the
+// A generated source binds the name `subject` to a function or a class.
+//
+// Functions: `def` or `lambda`, with one to three positional parameters
+// (trailing ones with defaults), up to two keyword-only ones (with or
+// without defaults) and, for a def, annotations (`int`, `object`, a string,
+// `list[int]`, `int | None`) and a return annotation; at module level, or
+// made by a function `_make` whose locals they close over: generated
+// values, the function's own name (a cell that holds the function itself),
+// and state the function changes: a list it appends to, a `nonlocal`
+// counter, or a cell it shares with a second inner function `bump` that
+// writes it. They read module globals, may be recursive, and may hold a
+// nested function or lambda.
+//
+// Classes: on `object` or on a fixtures class found by reference (Plain,
+// Empty, GetState, Slots, Record, Outer.Inner, TagList, NewArgsEx), whose
+// __init__ the class's __init__ calls through super() and whose `method`
+// it overrides through super().method(); with class attributes read through
+// `self`, `type(self)`, the class's own name and, in a classmethod, `cls`;
+// __init__ with defaults, setting `x` and perhaps a generated value `v`;
+// a `run` that calls methods m0, m1... chained through self, a
+// staticmethod and a classmethod; at module level or defined inside
+// `_make`, its methods closing over _make's locals.
+//
+// Values (globals, closed-over locals, defaults, class attributes) are
+// ints (big ones too), finite floats, str (non-ASCII, escaped or not),
+// bytes, None, bools, tuples, lists and dicts of those, and (not as
+// defaults nor inside other values) sets and frozensets. The code reads
+// each through something its repr decides: an int or bool itself, a float
+// times 4 rounded, anything else the length of its repr; a result is an
+// int, or a tuple of an int and the values themselves (a set as the sorted
+// reprs of its items), so every result has one repr in every process.
+// Every call undoes the state it changed (in a finally), so a result does
+// not depend on the calls made before. A call may raise (division by zero,
+// a missing argument, a TypeError), and the exception's type is then the
 // result.
 //
 // A case's value is the list [source, inputs], both strings; inputs is the
