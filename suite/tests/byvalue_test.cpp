@@ -291,8 +291,8 @@ subject = _make()
 // cloudpickle 2.2 rebuilds a function's closure from the cells' contents,
 // with new cells for each function (cloudpickle_fast._dynamic_function_reduce
 // and _function_setstate), so after loading, bump writes a cell subject
-// does not read; known-failures.txt lists it. This test fails once
-// cloudpickle keeps the cell shared: then drop it, and the entry.
+// does not read: a known failure of the gate. This test fails once
+// cloudpickle keeps the cell shared: then drop it, and the known failure.
 TEST(ByValue, CloudpickleSplitsASharedCell) {
   WithPickler cloudpickle("cloudpickle");
   const Outcome o = check_source(cloudpickle, kSharedCell, nlohmann::json::parse("[[[], {}]]"));
