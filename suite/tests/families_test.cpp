@@ -338,12 +338,19 @@ TEST(FamiliesPickle, HeaderWriteableDecidesReadonly) {
   Message m = serialize(g.pickle_buffer("ab", false), so);
   EXPECT_EQ(m.header["writeable"], json::array({true}));
   Graph out;
-  EXPECT_FALSE(deserialize(m, out)->flag);
-  // The header, not the frame, says whether the buffer is writeable (a
-  // READONLY_BUFFER opcode in the pickle still wins, as in Python).
+  const Node* writable = deserialize(m, out);
+  EXPECT_FALSE(writable->flag);
+  EXPECT_EQ(writable->supplied, Supplied::Writable);
+  EXPECT_FALSE(loaded_readonly(*writable));
+  // The header, not the frame, says whether the memory the loader gets is
+  // writeable (a READONLY_BUFFER opcode in the pickle still wins, as in
+  // Python); the buffer's own flag stays what the pickle says.
   m.frames[1].readonly = false;
   m.header["writeable"] = json::array({false});
-  EXPECT_TRUE(deserialize(m, out)->flag);
+  const Node* readonly = deserialize(m, out);
+  EXPECT_FALSE(readonly->flag);
+  EXPECT_EQ(readonly->supplied, Supplied::ReadOnly);
+  EXPECT_TRUE(loaded_readonly(*readonly));
   m.header["writeable"] = json::array({true, false});
   auto e = error_of([&] { deserialize(m, out); });
   EXPECT_EQ(e.kind(), FamilyErrorKind::BadHeader);
