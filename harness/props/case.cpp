@@ -106,6 +106,10 @@ nlohmann::json outcome_to_json(const Outcome& o) {
   if (!o.message.empty()) j["message"] = o.message;
   if (!o.explanation.empty()) j["explanation"] = o.explanation;
   if (!o.failing_message.is_null()) j["failing_message"] = o.failing_message;
+  if (o.status == Outcome::Status::Discard) {
+    j["discard_reason"] = o.discard_reason;
+    if (!o.discarded_by.empty()) j["discarded_by"] = o.discarded_by;
+  }
   return j;
 }
 
@@ -125,6 +129,11 @@ Outcome outcome_from_json(const nlohmann::json& j) {
   o.message = optional_string(j, "message");
   o.explanation = optional_string(j, "explanation");
   if (j.contains("failing_message")) o.failing_message = j.at("failing_message");
+  if (o.status == Outcome::Status::Discard) {
+    o.discard_reason = optional_string(j, "discard_reason");
+    if (o.discard_reason.empty()) o.discard_reason = kDiscardProperty;
+    o.discarded_by = optional_string(j, "discarded_by");
+  }
   return o;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "harness/report/results.h"
 #include "reference/frames/message.h"
 #include "reference/value/value.h"
 
@@ -42,12 +43,33 @@ struct Outcome {
   std::string message;             // one line
   std::string explanation;         // several lines: disassembly diff, difference path
   nlohmann::json failing_message;  // {"header", "frames": [hex...]} or null
+  // Discard: why, one of kDiscardReasons (harness/report/results.h), and for
+  // "unsupported" and "inexpressible" the subject that refused. check_case
+  // counts a refusal by any other subject than the cell's as the property's.
+  std::string discard_reason;
+  std::string discarded_by;
 
   static Outcome pass() { return {}; }
+  // The property's own discard.
   static Outcome discard(std::string why) {
     Outcome o;
     o.status = Status::Discard;
     o.message = std::move(why);
+    o.discard_reason = kDiscardProperty;
+    return o;
+  }
+  // `subject` answered "unsupported" (SubjectError kind kUnsupported).
+  static Outcome unsupported(std::string subject, std::string why) {
+    Outcome o = discard(std::move(why));
+    o.discard_reason = kDiscardUnsupported;
+    o.discarded_by = std::move(subject);
+    return o;
+  }
+  // The value holds a kind `subject`'s capabilities do not list.
+  static Outcome inexpressible(std::string subject, std::string why) {
+    Outcome o = discard(std::move(why));
+    o.discard_reason = kDiscardInexpressible;
+    o.discarded_by = std::move(subject);
     return o;
   }
   static Outcome fail(std::string fingerprint, std::string message, std::string explanation = {}) {

@@ -208,6 +208,11 @@ Outcome check_case(const GateProperty& property, Subject& subject, const TestCas
     o = props::exception_outcome(e, "harness");
   }
   if (o.failed()) o.fingerprint = refine_fingerprint(o, c);
+  // A helper subject's refusal (the reference, cpython) says nothing about
+  // the cell's subject: the property could not do its part.
+  if (o.status == Outcome::Status::Discard && o.discarded_by != subject.name()) {
+    o.discard_reason = kDiscardProperty;
+  }
   return o;
 }
 

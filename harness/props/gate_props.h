@@ -101,7 +101,8 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan);
 // Runs `property.check` and turns anything it throws into a failed outcome
 // (fingerprint "exception:<type>@harness"), so one bad case cannot take the
 // whole cell down. A failure's fingerprint is refined here, for every
-// property alike (harness/props/fingerprint.h).
+// property alike (harness/props/fingerprint.h), and a discard is the
+// property's own unless the cell's `subject` itself refused the case.
 Outcome check_case(const GateProperty& property, Subject& subject, const TestCase& c,
                    PropertyEnv& env);
 

@@ -59,13 +59,14 @@ std::optional<Message> dumps_step(Subject& subject, const TestCase& c, std::stri
   options.out_of_band = c.out_of_band;
   std::string kind = inexpressible_kind(subject.capabilities(), c.value);
   if (!kind.empty()) {
-    failed = Outcome::discard(subject.name() + " cannot express " + kind + " values");
+    failed = Outcome::inexpressible(subject.name(),
+                                    subject.name() + " cannot express " + kind + " values");
     return std::nullopt;
   }
   try {
     return subject.dumps(c.value, options);
   } catch (const std::exception& e) {
-    failed = unsupported(e) ? Outcome::discard(subject.name() + ": " + e.what())
+    failed = unsupported(e) ? Outcome::unsupported(subject.name(), subject.name() + ": " + e.what())
                             : exception_outcome(e, stage);
     return std::nullopt;
   }
@@ -85,7 +86,7 @@ Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_proto
     return root;
   } catch (const std::exception& e) {
     if (unsupported(e)) {
-      failed = Outcome::discard(subject.name() + ": " + e.what());
+      failed = Outcome::unsupported(subject.name(), subject.name() + ": " + e.what());
       return nullptr;
     }
     failed = exception_outcome(e, stage);

@@ -366,6 +366,14 @@ class Runner {
     CellResult& r = out_.cells[cell];
     std::string status = j.value("status", "");
     r.cases = j.value("cases", 0);
+    r.discarded.clear();
+    if (j.contains("discarded") && j["discarded"].is_object()) {
+      for (const auto& [reason, count] : j["discarded"].items()) {
+        if (count.is_number_integer() && count.get<int>() > 0) {
+          r.discarded[reason] = count.get<int>();
+        }
+      }
+    }
     r.skip_reason.clear();
     if (j.contains("coverage")) out_.coverage.merge(j["coverage"]);
     if (status == "pass") {

@@ -131,6 +131,7 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
   int announced = 0;
   std::optional<std::pair<TestCase, Outcome>> last_failure;
   std::string last_discard;
+  std::map<std::string, int> discarded;  // by reason, before the first failure
   auto generator = case_generator(a.plan);
   auto check = [&] {
     TestCase c = *generator;
@@ -141,6 +142,9 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
     Outcome o = check_case(property, subject, c, env);
     if (o.status == Outcome::Status::Discard) {
       last_discard = o.message;
+      // After a failure RapidCheck is shrinking: its discards are not cases
+      // the cell drew.
+      if (!last_failure) ++discarded[o.discard_reason];
       RC_DISCARD(o.message);
     }
     if (o.failed()) {
@@ -160,6 +164,7 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
   auto result = rc::detail::checkProperty(rc::detail::toProperty(check), metadata, params, quiet);
 
   nlohmann::json line = {{"t", "cell"}, {"property", property.id}};
+  if (!discarded.empty()) line["discarded"] = discarded;
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;

@@ -3,7 +3,7 @@
 //   {"t":"cell-start","property":P}
 //   {"t":"case","property":P,"n":N,"case":{value, protocol, options}}  before running it
 //   {"t":"cell","property":P,"status":"pass|fail|skip","cases":N,"reason":R,
-//    "failure":{...outcome..., "case":{...}},"coverage":{...}}
+//    "discarded":{REASON:N,...},"failure":{...outcome..., "case":{...}},"coverage":{...}}
 //   {"t":"outcome","status":"ran|skipped","outcome":{...},"reason":R}  (a probe)
 //   {"t":"done"}
 // Internal to harness/props.

@@ -11,6 +11,11 @@ nlohmann::json cell_to_json(const CellResult& c) {
                       {"verdict", verdict_name(c.verdict)},
                       {"cases", c.cases},
                       {"seconds", c.seconds}};
+  // Every reason, so that a reader sees a cell's 0 as well as its 90.
+  nlohmann::json discarded = nlohmann::json::object();
+  for (std::string_view reason : kDiscardReasons) discarded[std::string(reason)] = 0;
+  for (const auto& [reason, count] : c.discarded) discarded[reason] = count;
+  j["discarded"] = std::move(discarded);
   if (c.verdict == Verdict::Skip) j["skip_reason"] = c.skip_reason;
   if (!c.fingerprint.empty()) j["fingerprint"] = c.fingerprint;
   if (!c.message.empty()) j["message"] = c.message;

@@ -92,14 +92,29 @@ std::vector<std::string> matrix_producers(const RunReport& r) {
 
 std::string cell_label(const CellResult* c) {
   if (c == nullptr) return "-";
+  std::string label = "?";
   switch (c->verdict) {
-    case Verdict::Pass: return fmt::format("pass {}", c->cases);
-    case Verdict::Fail: return fmt::format("FAIL {}", c->cases);
-    case Verdict::ExpectedFail: return fmt::format("xfail {}", c->cases);
-    case Verdict::UnexpectedPass: return fmt::format("XPASS {}", c->cases);
-    case Verdict::Skip: return "skip";
+    case Verdict::Pass: label = fmt::format("pass {}", c->cases); break;
+    case Verdict::Fail: label = fmt::format("FAIL {}", c->cases); break;
+    case Verdict::ExpectedFail: label = fmt::format("xfail {}", c->cases); break;
+    case Verdict::UnexpectedPass: label = fmt::format("XPASS {}", c->cases); break;
+    case Verdict::Skip: label = "skip"; break;
   }
-  return "?";
+  if (int discarded = c->discarded_cases(); discarded > 0) {
+    label += fmt::format(" ({} discarded)", discarded);
+  }
+  return label;
+}
+
+std::string discards_text(const RunReport& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : r.cells) {
+    if (c.discarded_cases() == 0) continue;
+    rows.push_back({c.subject, c.property, fmt::format("{} checked", c.cases),
+                    "discarded: " + c.discard_summary()});
+  }
+  if (rows.empty()) return "";
+  return "Discarded cases (neither passed nor failed), by reason:\n" + columns(rows);
 }
 
 std::string matrix_text(const RunReport& r) {
@@ -115,7 +130,12 @@ std::string matrix_text(const RunReport& r) {
   }
   std::string out = properties.empty() ? "" : columns(rows);
   const auto producers = matrix_producers(r);
-  if (producers.empty()) return out;
+  if (producers.empty()) {
+    if (std::string discards = discards_text(r); !discards.empty()) {
+      out += (out.empty() ? "" : "\n") + discards;
+    }
+    return out;
+  }
   rows.clear();
   head = {"cross.matrix: producer / consumer"};
   for (const auto& s : r.subjects) head.push_back(s);
@@ -129,7 +149,9 @@ std::string matrix_text(const RunReport& r) {
     }
     rows.push_back(row);
   }
-  return out + (out.empty() ? "" : "\n") + columns(rows);
+  out += (out.empty() ? "" : "\n") + columns(rows);
+  if (std::string discards = discards_text(r); !discards.empty()) out += "\n" + discards;
+  return out;
 }
 
 std::string markdown_report(const RunReport& r) {
@@ -163,7 +185,8 @@ std::string markdown_report(const RunReport& r) {
   }
   out +=
       "\nCells: pass N (N cases passed), FAIL, xfail (a listed known failure), XPASS (listed "
-      "but passed), skip (see below), - (not run in this shard).\n";
+      "but passed), skip (see below), - (not run in this shard); (M discarded): M more cases "
+      "were drawn and discarded, neither passed nor failed (see Discarded cases).\n";
   const auto producers = matrix_producers(r);
   if (!producers.empty()) {
     out +=
@@ -186,6 +209,29 @@ std::string markdown_report(const RunReport& r) {
       out += "\n";
     }
     out += "\n![producer x consumer](matrix.png)\n";
+  }
+
+  bool any_discard = false;
+  for (const auto& c : r.cells) any_discard |= c.discarded_cases() > 0;
+  if (any_discard) {
+    out +=
+        "\n## Discarded cases\n\nCases a cell drew but neither passed nor failed: the subject "
+        "answered `unsupported`, the value holds a kind the subject cannot express "
+        "(`inexpressible`), or the property itself set the case aside (`property`).\n\n"
+        "| subject | property | checked |";
+    for (std::string_view reason : kDiscardReasons) out += fmt::format(" {} |", reason);
+    out += "\n|---|---|---|";
+    for (std::size_t i = 0; i < kDiscardReasons.size(); ++i) out += "---|";
+    out += "\n";
+    for (const auto& c : r.cells) {
+      if (c.discarded_cases() == 0) continue;
+      out += fmt::format("| {} | {} | {} |", c.subject, c.property, c.cases);
+      for (std::string_view reason : kDiscardReasons) {
+        auto it = c.discarded.find(std::string(reason));
+        out += fmt::format(" {} |", it == c.discarded.end() ? 0 : it->second);
+      }
+      out += "\n";
+    }
   }
 
   bool any_failure = false;

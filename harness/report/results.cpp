@@ -13,6 +13,22 @@ std::string verdict_name(Verdict v) {
   return "unknown";
 }
 
+int CellResult::discarded_cases() const {
+  int total = 0;
+  for (const auto& [reason, count] : discarded) total += count;
+  return total;
+}
+
+std::string CellResult::discard_summary() const {
+  std::string out;
+  for (std::string_view reason : kDiscardReasons) {
+    auto it = discarded.find(std::string(reason));
+    if (it == discarded.end() || it->second == 0) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + std::string(reason);
+  }
+  return out;
+}
+
 void Coverage::merge(const nlohmann::json& j) {
   if (!j.is_object()) return;
   if (j.contains("opcodes") && j["opcodes"].is_object()) {

@@ -4,6 +4,7 @@
 // writers (json_report.h, markdown_report.h, junit_report.h) print it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,11 +29,26 @@ std::string verdict_name(Verdict v);  // "pass", "fail", "expected-fail", ...
 // (the runner writes it; the reports count such cells as not run).
 inline constexpr std::string_view kTimeBudgetSkip = "the time budget of ";
 
+// Why a case was discarded, neither passed nor failed (the keys of
+// CellResult::discarded): the cell's subject answered "unsupported" (an
+// external testee's `unsupported` answer, docs/testee-protocol.md), the
+// value holds a kind the subject's capabilities do not list, or the
+// property's own reason (a helper subject such as the reference or cpython
+// cannot do its part, the value is outside the property's domain).
+inline constexpr std::string_view kDiscardUnsupported = "unsupported";
+inline constexpr std::string_view kDiscardInexpressible = "inexpressible";
+inline constexpr std::string_view kDiscardProperty = "property";
+inline constexpr std::array<std::string_view, 3> kDiscardReasons = {
+    kDiscardUnsupported, kDiscardInexpressible, kDiscardProperty};
+
 struct CellResult {
   std::string subject;
   std::string property;
   Verdict verdict = Verdict::Pass;
-  int cases = 0;  // cases run (including the failing one)
+  int cases = 0;  // cases checked (including the failing one); discarded ones are not counted
+  // Cases discarded while the cell ran (before any failure), by reason
+  // (kDiscardReasons); a reason with none is absent.
+  std::map<std::string, int> discarded;
   double seconds = 0;
   std::string skip_reason;
 
@@ -46,6 +62,9 @@ struct CellResult {
   std::string known_reason;        // the known-failures reason, for ExpectedFail
 
   bool failed() const { return verdict == Verdict::Fail || verdict == Verdict::ExpectedFail; }
+  int discarded_cases() const;
+  // "90 unsupported, 3 property" in kDiscardReasons order; "" when none.
+  std::string discard_summary() const;
   // Skipped because the time budget ran out: not checked at all.
   bool not_run() const {
     return verdict == Verdict::Skip && skip_reason.rfind(kTimeBudgetSkip, 0) == 0;

@@ -155,8 +155,10 @@ class Progress {
       std::string what =
           r.verdict == Verdict::Skip
               ? "skip (" + r.skip_reason + ")"
-              : fmt::format("{} ({} cases, {:.1f} s){}", progress_word(listed_verdict(known_, r)),
-                            r.cases, r.seconds, r.fingerprint.empty() ? "" : " " + r.fingerprint);
+              : fmt::format("{} ({} cases{}, {:.1f} s){}", progress_word(listed_verdict(known_, r)),
+                            r.cases,
+                            r.discarded.empty() ? "" : ", discarded: " + r.discard_summary(),
+                            r.seconds, r.fingerprint.empty() ? "" : " " + r.fingerprint);
       if (tty_) {
         status(fmt::format("[{}/{}] {} {}: {}", e.finished, e.total, e.subject, e.property, what));
       } else {

@@ -19,6 +19,8 @@ one way each, so that every failure path of the runner can be seen:
   --no-read            answer hello, then never read standard input again
   --unavailable        answer hello with kind "unavailable"
   --error KIND         answer every dumps and loads with an error of KIND
+  --unsupported TAG    answer dumps of a value holding a TAG (canonical JSON tag,
+                       e.g. dict) with kind "unsupported"
   --lenient            answer loads of a stream pickle refuses with None
   --bad-value          answer loads with a value that is not canonical JSON
   --wrong-value        answer loads with a value one off (ints + 1)
@@ -53,6 +55,9 @@ class Unsupported(Exception):
 # ---- the canonical JSON form (docs/value-json.md), for simple values --------
 
 
+REFUSED_TAGS = set()
+
+
 def from_canonical(j, ids):
     if j is None or isinstance(j, (bool, int)):
         return j
@@ -63,6 +68,8 @@ def from_canonical(j, ids):
     if "ref" in j:
         return ids[j["ref"]]
     tag = next(k for k in j if k != "id")
+    if tag in REFUSED_TAGS:
+        raise Unsupported("this testee refuses every " + tag)
     body = j[tag]
     ident = j.get("id")
 
@@ -270,12 +277,14 @@ def main():
     ap.add_argument("--no-read", action="store_true")
     ap.add_argument("--unavailable", action="store_true")
     ap.add_argument("--error", default="")
+    ap.add_argument("--unsupported", action="append", default=[])
     ap.add_argument("--bad-value", action="store_true")
     ap.add_argument("--wrong-value", action="store_true")
     ap.add_argument("--caps", default="{}")
     ap.add_argument("--spawn-child", action="store_true")
     ap.add_argument("--no-exit", action="store_true")
     args = ap.parse_args()
+    REFUSED_TAGS.update(args.unsupported)
 
     if args.junk_stdout:
         OUT.write(b"Loading the fake testee...\n")
