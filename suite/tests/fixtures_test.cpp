@@ -27,6 +27,7 @@
 #include "harness/subjects/python_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "reference/pickle/encoder.h"
+#include "reference/value/json.h"
 #endif
 
 namespace serialcheck {
@@ -293,6 +294,29 @@ TEST_F(PythonFixtures, OwnNewWithKeywordArgumentsAtEveryProtocol) {
       Outcome o = check_case(*property, *subject, c, env);
       EXPECT_EQ(o.status, Outcome::Status::Pass)
           << id << " " << subject->name() << ": " << o.message;
+    }
+  }
+}
+
+// The Python testee adapter describes the objects it loads itself
+// (serialcheck_testee.py): for a __getnewargs_ex__ class, with and without a
+// __new__ of its own, its description is the bridge's at every protocol.
+TEST_F(PythonFixtures, TheTesteeAdapterDescribesNewArgsExAsTheBridgeDoes) {
+  for (std::string_view kind : {"newargs_ex", "newargs_ex_new"}) {
+    gen::FixtureKind k{};
+    for (const auto& f : gen::fixture_kinds()) {
+      if (f.name == kind) k = f;
+    }
+    for (int protocol = 0; protocol <= 5; ++protocol) {
+      Graph g;
+      Graph resolved;
+      Node* value = python::resolve_fixture_requests(request(g, k), resolved, protocol);
+      python::Gil gil;
+      python::PyRef text = python::eval(
+          "__import__('serialcheck_testee').value_to_text(__import__('serialcheck_fixtures')"
+          ".make('" +
+          std::string(kind) + "', 7, ['x', 2.5]), " + std::to_string(protocol) + ")");
+      EXPECT_EQ(python::str_of(text.get()), to_json(value)) << kind << " at protocol " << protocol;
     }
   }
 }
