@@ -189,6 +189,8 @@ Node* ndarray_from_python(PyObject* o, Graph& graph) {
 
 class Builder {
  public:
+  explicit Builder(const BridgeOptions& options) : options_(options) {}
+
   PyRef build(const Node* root) {
     visit(root);
     while (!stack_.empty()) {
@@ -277,6 +279,11 @@ class Builder {
         // The registry of generated ModuleType subclasses defines them on demand.
         if (n->payload() == kModuleTypesModule) {
           keep(n, module_type(n->name));
+        } else if (options_.find_class != nullptr) {
+          PyRef module = str_from_payload(n->payload());
+          PyRef name = str_from_payload(n->name);
+          keep(n, check(PyObject_CallFunctionObjArgs(options_.find_class, module.get(), name.get(),
+                                                     nullptr)));
         } else {
           keep(n, resolve_global(n->payload(), n->name));
         }
@@ -377,6 +384,8 @@ class Builder {
         if (made(n) != nullptr) return;  // a nested entry made it already
         if (n->kind == Kind::Tensor) {
           keep(n, make_torch_tensor(n));
+        } else if (n->kind == Kind::PersId && options_.persistent_load != nullptr) {
+          keep(n, check(PyObject_CallOneArg(options_.persistent_load, part(n->items[0]))));
         } else if (n->kind == Kind::PersId) {
           // What the fixtures module's persistent_load gives for the pid.
           PyRef persistent = get_attr(import_module(kFixturesModuleName).get(), "Persistent");
@@ -625,6 +634,7 @@ class Builder {
   std::vector<Task> stack_;
   PyRef newobj_;
   PyRef newobj_ex_;
+  BridgeOptions options_;
 };
 
 // ---------------------------------------------------------------------------
@@ -666,7 +676,18 @@ class Describer {
     return n;
   }
 
-  Node* node_for(PyObject* o) {
+  // `ask_persistent_id` is false for a persistent id itself, as in pickle.
+  Node* node_for(PyObject* o, bool ask_persistent_id = true) {
+    if (options_.persistent_id != nullptr && ask_persistent_id) {
+      PyRef pid = check(PyObject_CallOneArg(options_.persistent_id, o));
+      if (pid.get() != Py_None) {
+        // Never memoized, as below; the object is kept alive so its id is not reused.
+        Node* n = graph_.make(Kind::PersId);
+        alive_.push_back(PyRef::borrow(o));
+        work_.push_back(Work{o, n, std::move(pid)});
+        return n;
+      }
+    }
     auto it = seen_.find(o);
     if (it != seen_.end()) {
       // A registered global is written as EXT at each reference, never
@@ -693,6 +714,10 @@ class Describer {
     if (Py_IS_TYPE(o, &PySet_Type)) return shell(o, Kind::Set);
     if (PyFrozenSet_CheckExact(o)) return shell(o, Kind::FrozenSet);
     if (PyPickleBuffer_Check(o)) return remember(o, describe_pickle_buffer(o));
+    if (options_.reducer_override != nullptr) {
+      PyRef reduced = check(PyObject_CallOneArg(options_.reducer_override, o));
+      if (reduced.get() != Py_NotImplemented) return describe_override(o, std::move(reduced));
+    }
     // Loaders hand out-of-band buffers back as the objects they were given
     // (distributed gives memoryviews): the PickleBuffer they stand for.
     if (PyMemoryView_Check(o)) return remember(o, describe_view(PyMemoryView_GET_BUFFER(o)));
@@ -709,6 +734,11 @@ class Describer {
                                  : Py_Ellipsis;
         PyRef reduced = check(Py_BuildValue("(O(O))", &PyType_Type, instance));
         return shell(o, Kind::Object, std::move(reduced));
+      }
+      // An instance of a metaclass goes through the dispatch table first,
+      // as in the C pickler (copyreg.pickle(metaclass, reducer)).
+      if (!PyType_CheckExact(o)) {
+        if (PyRef reduced = reduce_by_table(o)) return describe_override(o, std::move(reduced));
       }
       return remember(o, describe_global(o, nullptr));
     }
@@ -815,15 +845,51 @@ class Describer {
            reinterpret_cast<PyObject*>(Py_TYPE(o)) == persistent_class_.get();
   }
 
-  // copyreg.dispatch_table first, then __reduce_ex__(protocol), then
-  // __reduce__(): the order pickle looks in.
+  // What reducer_override or a dispatch table returned for `o`: a global's
+  // name or a reduce tuple.
+  Node* describe_override(PyObject* o, PyRef reduced) {
+    if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));
+    if (!PyTuple_Check(reduced.get())) {
+      bridge_error("reducing a " + type_name(o) + " object must give a string or a tuple, not " +
+                   type_name(reduced.get()));
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(reduced.get());
+    if (size < 2 || size > 6) {
+      bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
+    }
+    return shell(o, Kind::Object, std::move(reduced));
+  }
+
+  // The dispatch table first (the pickler's, else copyreg's), then
+  // __reduce_ex__(protocol), then __reduce__(): the order pickle looks in.
   PyRef reduce(PyObject* o) {
+    if (PyRef reduced = reduce_by_table(o)) return reduced;
+    return reduce_by_method(o);
+  }
+
+  // What the dispatch table's reducer for type(o) returns; empty when the
+  // table has none.
+  PyRef reduce_by_table(PyObject* o) {
+    auto* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
+    if (options_.dispatch_table != nullptr) {
+      PyObject* reducer = PyObject_GetItem(options_.dispatch_table, type);
+      if (reducer != nullptr) {
+        PyRef owned = PyRef::steal(reducer);
+        return check(PyObject_CallOneArg(reducer, o));
+      }
+      if (!PyErr_ExceptionMatches(PyExc_KeyError)) throw_python_error();
+      PyErr_Clear();
+      return {};
+    }
     if (!dispatch_table_)
       dispatch_table_ = get_attr(import_module("copyreg").get(), "dispatch_table");
-    PyObject* reducer =
-        PyDict_GetItemWithError(dispatch_table_.get(), reinterpret_cast<PyObject*>(Py_TYPE(o)));
+    PyObject* reducer = PyDict_GetItemWithError(dispatch_table_.get(), type);  // borrowed
     if (reducer != nullptr) return check(PyObject_CallOneArg(reducer, o));
     if (PyErr_Occurred()) throw_python_error();
+    return {};
+  }
+
+  PyRef reduce_by_method(PyObject* o) {
     PyObject* reduce_ex = PyObject_GetAttrString(o, "__reduce_ex__");
     if (reduce_ex != nullptr) {
       PyRef owned = PyRef::steal(reduce_ex);
@@ -899,7 +965,9 @@ class Describer {
 
   Node* describe_view(const Py_buffer* view) {
     std::string data(static_cast<std::size_t>(view->len), '\0');
-    if (PyBuffer_IsContiguous(view, 'C')) {
+    // A contiguous buffer's bytes in memory order, as PickleBuffer.raw()
+    // gives them (a Fortran-ordered one too).
+    if (PyBuffer_IsContiguous(view, 'A')) {
       if (view->len > 0) data.assign(static_cast<const char*>(view->buf), data.size());
     } else {
       check_rc(PyBuffer_ToContiguous(data.data(), view, view->len, 'C'));
@@ -1006,7 +1074,9 @@ class Describer {
       case Kind::Tensor:
         if (w.reduced && w.reduced.get() != Py_None) n->array->grad = node_for(w.reduced.get());
         return;
-      case Kind::PersId: n->items.push_back(node_for(w.reduced.get())); return;
+      case Kind::PersId:
+        n->items.push_back(node_for(w.reduced.get(), /*ask_persistent_id=*/false));
+        return;
       case Kind::Module:
         if (!Py_IS_TYPE(w.object, &PyModule_Type)) {
           n->items.push_back(node_for(reinterpret_cast<PyObject*>(Py_TYPE(w.object))));
@@ -1105,9 +1175,9 @@ PyRef resolve_global(std::string_view module, std::string_view qualname) {
   }
 }
 
-PyRef to_python(const Node* value, const BridgeOptions& /*options*/) {
+PyRef to_python(const Node* value, const BridgeOptions& options) {
   if (value == nullptr) bridge_error("no value (null node)");
-  return Builder().build(value);
+  return Builder(options).build(value);
 }
 
 Node* from_python(PyObject* object, Graph& graph, const BridgeOptions& options) {

@@ -44,6 +44,22 @@ struct BridgeOptions {
   // The protocol passed to __reduce_ex__ by from_python (objects reduce
   // differently below protocol 2 and at 5).
   int protocol = 5;
+
+  // A Pickler's and an Unpickler's hooks (borrowed; null: not used), called
+  // where CPython's C pickler calls them. from_python: persistent_id(obj)
+  // for every object but a persistent id itself (anything but None makes a
+  // persistent id); reducer_override(obj) for objects that are not of an
+  // exact built-in type (NotImplemented: reduce as usual); dispatch_table
+  // replaces copyreg.dispatch_table (looked up with obj's type, a missing
+  // key meaning none). to_python: persistent_load(pid) makes the object of
+  // a persistent id (instead of the fixtures module's Persistent);
+  // find_class(module, qualname) resolves globals (instead of
+  // resolve_global).
+  PyObject* persistent_id = nullptr;
+  PyObject* reducer_override = nullptr;
+  PyObject* dispatch_table = nullptr;
+  PyObject* persistent_load = nullptr;
+  PyObject* find_class = nullptr;
 };
 
 // Builds the Python object for `value`. A persistent id becomes

@@ -150,6 +150,38 @@ std::string type_name(PyObject* object) {
   return std::string(dot == std::string_view::npos ? full : full.substr(dot + 1));
 }
 
+namespace {
+// The exception kept for KeepPythonError (type, value, traceback); plain
+// pointers, so that no thread-exit destructor touches Python.
+struct KeptError {
+  int keepers = 0;
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+  void drop() {
+    Py_CLEAR(type);
+    Py_CLEAR(value);
+    Py_CLEAR(traceback);
+  }
+};
+thread_local KeptError kept_error;
+}  // namespace
+
+KeepPythonError::KeepPythonError() {
+  ++kept_error.keepers;
+}
+
+KeepPythonError::~KeepPythonError() {
+  if (--kept_error.keepers == 0) kept_error.drop();
+}
+
+bool KeepPythonError::restore(std::string_view kind) {
+  if (kept_error.value == nullptr || type_name(kept_error.value) != kind) return false;
+  PyErr_Restore(kept_error.type, kept_error.value, kept_error.traceback);  // steals them
+  kept_error.type = kept_error.value = kept_error.traceback = nullptr;
+  return true;
+}
+
 void throw_python_error(std::string_view context) {
   PyObject* type = nullptr;
   PyObject* exception = nullptr;
@@ -160,6 +192,12 @@ void throw_python_error(std::string_view context) {
   PyRef owned_type = PyRef::steal(type);
   PyRef owned_value = PyRef::steal(exception);
   PyRef owned_traceback = PyRef::steal(traceback);
+  if (kept_error.keepers > 0) {
+    kept_error.drop();
+    kept_error.type = PyRef(owned_type).release();
+    kept_error.value = PyRef(owned_value).release();
+    kept_error.traceback = PyRef(owned_traceback).release();
+  }
   if (exception == nullptr) throw SubjectError(type_name(type), "");
   std::string kind = type_name(exception);
   std::string message = str_of(exception);

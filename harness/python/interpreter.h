@@ -75,6 +75,22 @@ class PyRef {
 // pending, throws SubjectError("SystemError", context).
 [[noreturn]] void throw_python_error(std::string_view context = "no Python exception was set");
 
+// A caller that goes back to Python after a SubjectError (the extension
+// module, harness/python/module) must raise the original exception, not its
+// type name and message. While a KeepPythonError lives on this thread,
+// throw_python_error also keeps the exception it converts (the latest one);
+// restore(kind) makes it the pending Python exception again when it is the
+// one a SubjectError of that kind came from. Needs the GIL.
+class KeepPythonError {
+ public:
+  KeepPythonError();
+  ~KeepPythonError();
+  KeepPythonError(const KeepPythonError&) = delete;
+  KeepPythonError& operator=(const KeepPythonError&) = delete;
+  // False when the kept exception is not of type `kind` (or there is none).
+  bool restore(std::string_view kind);
+};
+
 // Throws the pending exception when `object` is null; otherwise owns it.
 PyRef check(PyObject* new_reference);
 
