@@ -106,7 +106,8 @@ PyObject* map_decode_error(const PickleError& e, std::string_view data) {
       if (e.offset() >= data.size()) return raise(PyExc_EOFError, "Ran out of input");
       return raise(pickle_exception("UnpicklingError"), "pickle data was truncated");
     case ErrorKind::BadValue: {
-      std::uint8_t code = e.offset() < data.size() ? static_cast<std::uint8_t>(data[e.offset()]) : 0;
+      std::uint8_t code =
+          e.offset() < data.size() ? static_cast<std::uint8_t>(data[e.offset()]) : 0;
       if (is_one_of(code, {Op::FLOAT}) && detail.find("out of range") != std::string::npos) {
         return raise(PyExc_OverflowError, detail);
       }
@@ -147,15 +148,26 @@ PyObject* map_decode_error(const PickleError& e, std::string_view data) {
       if (is_one_of(code, {Op::SETITEM, Op::SETITEMS}) && detail.rfind("odd", 0) != 0) {
         return raise(PyExc_TypeError, detail);
       }
-      if (is_one_of(code, {Op::REDUCE})) return raise(PyExc_TypeError, detail);
+      // REDUCE's arguments must be a tuple; READONLY_BUFFER makes a
+      // memoryview of what must be a buffer.
+      if (is_one_of(code, {Op::REDUCE, Op::READONLY_BUFFER})) {
+        return raise(PyExc_TypeError, detail);
+      }
       return raise(pickle_exception("UnpicklingError"), detail);
     }
+    case ErrorKind::LimitExceeded:
+      // CPython's own limit on the digits of an int read from text.
+      if (e.offset() < data.size() &&
+          is_one_of(static_cast<std::uint8_t>(data[e.offset()]), {Op::INT, Op::LONG}) &&
+          detail.find("digits") != std::string::npos) {
+        return raise(PyExc_ValueError, detail);
+      }
+      break;
     case ErrorKind::UnknownOpcode:
     case ErrorKind::StackUnderflow:
     case ErrorKind::MissingMark:
     case ErrorKind::MissingMemo:
     case ErrorKind::MissingBuffer:
-    case ErrorKind::LimitExceeded:
     case ErrorKind::TrailingData:
     case ErrorKind::Unpicklable:
     case ErrorKind::ForbiddenGlobal:
@@ -200,8 +212,8 @@ PyObject* reference_dumps(PyObject* /*module*/, PyObject* args) {
       options.buffer_callback = [buffer_callback](const Node& buffer) {
         auto p = buffer.payload();
         auto size = static_cast<Py_ssize_t>(p.size());
-        auto base = serialcheck::python::check(buffer.flag
-                                                   ? PyBytes_FromStringAndSize(p.data(), size)
+        auto base =
+            serialcheck::python::check(buffer.flag ? PyBytes_FromStringAndSize(p.data(), size)
                                                    : PyByteArray_FromStringAndSize(p.data(), size));
         auto view = serialcheck::python::check(PyPickleBuffer_FromObject(base.get()));
         auto result = serialcheck::python::check(PyObject_CallOneArg(buffer_callback, view.get()));

@@ -4,7 +4,9 @@ The serialcheck_reference extension module (docs/python-module.md) is plugged
 into pickletester's abstract test classes the way Lib/test/test_pickle.py
 plugs in pickle and _pickle: on its own (unpickling, pickling, module API,
 persistent ids, dispatch tables, reducer_override, Pickler/Unpickler
-objects) and crossed with the C pickler in both directions.
+objects) and crossed with the C pickler in both directions. It also loads
+every input of corpus/malformed/ with the reference and with the C unpickler
+and compares the exception classes (MalformedCorpusTests).
 
 Tests that do not apply are listed in pickletester-exclusions.txt beside this
 file, one per line: `Class.test_name  reason`. They still run, as expected
@@ -157,11 +159,49 @@ class CDumpReferenceLoadTests(FileRoundTrip, AbstractPickleTests, unittest.TestC
     unpickler = ref.Unpickler
 
 
+# Beyond pickletester: every input of corpus/malformed/ (the decoder's bad
+# inputs, each with the error kind it must get) raises the same exception
+# class from the reference as from the C unpickler.
+CORPUS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "corpus", "malformed"))
+
+
+def error_class(load, data):
+    try:
+        load(data)
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e)
+    return None
+
+
+class MalformedCorpusTests(unittest.TestCase):
+    pass
+
+
+def add_corpus_tests():
+    with open(os.path.join(CORPUS, "MANIFEST.tsv"), encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f
+                if line.strip() and not line.startswith("#")]
+    for name, kind, _, options, what in (row[:5] for row in rows):
+        if options != "-":
+            continue  # needs decoder options (max_protocol...) pickle does not have
+
+        def test(self, path=os.path.join(CORPUS, name + ".pickle"), kind=kind, what=what):
+            with open(path, "rb") as f:
+                data = f.read()
+            want, got = error_class(_pickle.loads, data), error_class(ref.loads, data)
+            self.assertIs(got, want, "%s (%s): the C unpickler raises %s, the reference %s"
+                          % (what, kind, want and want.__name__, got and got.__name__))
+        test.__name__ = "test_" + name.replace("-", "_")
+        setattr(MalformedCorpusTests, test.__name__, test)
+
+
+add_corpus_tests()
+
 CLASSES = [ReferenceUnpicklerTests, ReferencePicklerTests, ReferencePickleModuleTests,
            ReferencePersPicklerTests, ReferenceIdPersPicklerTests,
            ReferencePicklerUnpicklerObjectTests, ReferenceDispatchTableTests,
            ReferenceChainDispatchTableTests, ReferencePicklerHookTests,
-           ReferenceDumpCLoadTests, CDumpReferenceLoadTests]
+           ReferenceDumpCLoadTests, CDumpReferenceLoadTests, MalformedCorpusTests]
 
 
 def read_exclusions(path):
