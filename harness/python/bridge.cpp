@@ -502,7 +502,10 @@ class Builder {
     }
     PyObject* module = PyTuple_GET_ITEM(pair, 0);
     PyObject* name = PyTuple_GET_ITEM(pair, 1);
-    PyRef object = resolve_global(payload_of_str(module), payload_of_str(name));
+    PyRef object = options_.find_class != nullptr
+                       ? check(PyObject_CallFunctionObjArgs(options_.find_class, module, name,
+                                                            nullptr))
+                       : resolve_global(payload_of_str(module), payload_of_str(name));
     check_rc(PyDict_SetItem(cache.get(), key.get(), object.get()));
     return object;
   }
