@@ -52,7 +52,7 @@ Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
   try {
     answer = subject.by_value(request);
   } catch (const SubjectError& e) {
-    if (e.kind() == kUnsupported) return Outcome::discard(subject.name() + ": " + e.what());
+    if (e.kind() == kUnsupported) return Outcome::unsupported(subject.name(), e.what());
     throw;
   }
   std::string where = "source:\n" + request.source + "inputs: " + inputs.dump();
@@ -63,8 +63,9 @@ Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
     // evaluates an annotation `int | None` and raises): it cannot run this
     // case. The harness's own Python runs every source (byvalue:define@harness
     // on the in-process subjects).
-    return Outcome::discard("the testee's interpreter does not run the generated source: " +
-                            show_error(answer));
+    return Outcome::unsupported(
+        subject.name(),
+        "the testee's interpreter does not run the generated source: " + show_error(answer));
   }
   if (stage == "define") {
     return Outcome::fail("byvalue:define@harness",
