@@ -26,6 +26,7 @@
 #include "harness/python/interpreter.h"
 #include "harness/subjects/python_subjects.h"
 #include "harness/subjects/reference_subject.h"
+#include "suite/tests/support/env.h"
 #include "reference/pickle/encoder.h"
 #include "reference/value/json.h"
 #endif
@@ -191,13 +192,7 @@ TEST_F(PythonFixtures, UnpicklableBelowItsMinimumProtocol) {
 TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
   ReferenceSubject reference;
   auto cpython = make_cpython_subject();
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &reference;
-    if (name == "cpython") return cpython.get();
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
   const GateProperty* property = find_property("bytes.match-cpython");
   ASSERT_NE(property, nullptr);
   for (std::string_view kind : {"plain", "list_subclass", "newargs"}) {
@@ -233,13 +228,7 @@ TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
 TEST_F(PythonFixtures, OwnNewWithKeywordArgumentsAtEveryProtocol) {
   ReferenceSubject reference;
   auto cpython = make_cpython_subject();
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &reference;
-    if (name == "cpython") return cpython.get();
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
   gen::FixtureKind k{};
   for (const auto& f : gen::fixture_kinds()) {
     if (f.name == "newargs_ex_new") k = f;
@@ -328,13 +317,7 @@ TEST_F(PythonFixtures, TheTesteeAdapterDescribesNewArgsExAsTheBridgeDoes) {
 TEST_F(PythonFixtures, NewobjExWithObjectNewFailsForAnOwnNew) {
   ReferenceSubject reference;
   auto cpython = make_cpython_subject();
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &reference;
-    if (name == "cpython") return cpython.get();
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
   const GateProperty* property = find_property("bytes.match-cpython");
   ASSERT_NE(property, nullptr);
   gen::FixtureKind k{};
@@ -443,13 +426,7 @@ TEST_F(PythonFixtures, BytesMatchAcceptsAnotherSetOrderBesideANestedClass) {
   ReferenceSubject reference;
   OtherSetOrder subject;
   auto cpython = make_cpython_subject();
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &reference;
-    if (name == "cpython") return cpython.get();
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
   const GateProperty* property = find_property("bytes.match-cpython");
   ASSERT_NE(property, nullptr);
   Graph g;

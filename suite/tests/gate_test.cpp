@@ -27,6 +27,7 @@
 #include "harness/report/known_failures.h"
 #include "harness/report/markdown_report.h"
 #include "harness/subjects/reference_subject.h"
+#include "suite/tests/support/env.h"
 #include "reference/value/json.h"
 
 namespace serialcheck {
@@ -777,12 +778,7 @@ TEST(Replay, VerdictsFollowTheRecordedFingerprint) {
 TEST(GateProperties, AllPassOnTheReferenceForFixedCases) {
   ReferenceSubject subject;
   ReferenceSubject helper;
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &helper;
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &helper}});
   TestCase c = make_case(R"({"list": [{"id": 1, "list": [{"ref": 1}, "a"]}, {"ref": 1},
                              {"buffer": "0102", "readonly": false}]})",
                          5);

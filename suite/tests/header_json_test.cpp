@@ -15,6 +15,7 @@
 #include "harness/props/gate_props.h"
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
+#include "suite/tests/support/env.h"
 #include "reference/frames/header_json.h"
 #include "reference/value/json.h"
 
@@ -127,12 +128,7 @@ TEST(HeaderJson, ExplanationsShowHeaderBytesInTheBinaryForm) {
   std::unique_ptr<Subject> mutant = make_mutant_subject("clobbers-sub-header");
   ASSERT_NE(mutant, nullptr);
   ReferenceSubject reference;
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &reference;
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &reference}});
   Applicability a = applicability(*property, *mutant, env);
   ASSERT_EQ(a.skip_reason, "");
   rc::Gen<TestCase> gen = case_generator(a.plan);

@@ -14,6 +14,7 @@
 #include "harness/subjects/python_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "harness/subjects/subject.h"
+#include "suite/tests/support/env.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
 
@@ -44,13 +45,7 @@ TEST(LoadMarks, BytesMatchHandsTheSubjectTheValueWithoutThem) {
   ReferenceSubject reference;
   RefusesLoadMarks subject;
   auto cpython = make_cpython_subject();
-  PropertyEnv env;
-  env.subject = [&](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &reference;
-    if (name == "cpython") return cpython.get();
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
   const GateProperty* property = find_property("bytes.match-cpython");
   ASSERT_NE(property, nullptr);
   // A set, so that the subject is given the value as the reference reads
