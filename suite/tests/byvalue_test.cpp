@@ -73,8 +73,12 @@ TEST(ByValue, SourcesCoverTheGrammar) {
     count("cell shared by two functions", contains(s, "def bump(d):"));
     count("state undone", contains(s, "finally:"));
     // The result reads the list and the counter, whatever else it reads.
-    if (contains(s, "acc.append(")) EXPECT_TRUE(contains(s, " + len(acc))")) << s;
-    if (contains(s, "nonlocal n\n")) EXPECT_TRUE(contains(s, " + n)")) << s;
+    if (contains(s, "acc.append(")) {
+      EXPECT_TRUE(contains(s, " + len(acc))")) << s;
+    }
+    if (contains(s, "nonlocal n\n")) {
+      EXPECT_TRUE(contains(s, " + n)")) << s;
+    }
     count("set shown sorted", contains(s, "sorted(map(repr, "));
     count("annotations shown", contains(s, "subject.__annotations__"));
     // Values, as literals (their types are counted in the interpreter).
