@@ -566,7 +566,9 @@ TEST_P(NDArrayGolden, DecodeThenEncodeGivesNumpysBytes) {
           supplied = v.buffers[i].second ? Supplied::ReadOnly : Supplied::Writable;
         }
       }
-      if (supplied != Supplied::None || !v.out_of_band) EXPECT_EQ(a->supplied, supplied);
+      if (supplied != Supplied::None || !v.out_of_band) {
+        EXPECT_EQ(a->supplied, supplied);
+      }
     }
     EXPECT_EQ(json_without_supplied(decoded, got), to_json(want));
     EXPECT_EQ(arrays.size(), arrays_of(want).size());
