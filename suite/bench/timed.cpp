@@ -22,6 +22,12 @@
 namespace serialcheck::bench {
 namespace {
 
+std::vector<std::string_view> views_of(const std::vector<Frame>& frames) {
+  std::vector<std::string_view> out;
+  for (const Frame& f : frames) out.push_back(f.view());
+  return out;
+}
+
 using python::BoundCall;
 using python::PyRef;
 
@@ -168,11 +174,7 @@ class ReferencePyTimed final : public TimedSubject {
     benchmark::DoNotOptimize(result.get());
   }
 
-  std::vector<std::string_view> frames() const override {
-    std::vector<std::string_view> out;
-    for (const Frame& f : frames_) out.push_back(f.view());
-    return out;
-  }
+  std::vector<std::string_view> frames() const override { return views_of(frames_); }
 
  private:
   // The pickle into `bytes`; returns the out-of-band buffers.
@@ -308,11 +310,7 @@ class PythonTimed final : public TimedSubject {
     benchmark::DoNotOptimize(result.get());
   }
 
-  std::vector<std::string_view> frames() const override {
-    std::vector<std::string_view> out;
-    for (const Frame& f : frames_) out.push_back(f.view());
-    return out;
-  }
+  std::vector<std::string_view> frames() const override { return views_of(frames_); }
 
  private:
   void prepare_pickle(Workload& workload) {

@@ -29,6 +29,7 @@
 #include "harness/python/fixtures.h"
 #include "harness/python/interpreter.h"
 #include "harness/subjects/subject.h"
+#include "suite/tests/support/python_values.h"
 #endif
 
 namespace serialcheck::pickle {
@@ -197,6 +198,8 @@ TEST(ExtensionCoverage, ReportsSayWhichOpcodesCPythonNeverWrites) {
 
 #ifdef SERIALCHECK_HAVE_PYTHON
 
+using test_support::python_bytes;
+
 // The fixtures module registers extension_function, ExtensionClass and
 // ExtensionOuter.Inner under these codes when it is imported.
 constexpr std::int64_t kExt1Code = 0xf7;
@@ -220,14 +223,6 @@ class PythonExtension : public ::testing::Test {
     return python::from_python(object.get(), g, options);
   }
 
-  static std::string python_bytes(std::string_view expression) {
-    python::Gil gil;
-    python::PyRef result = python::eval(expression);
-    Graph g;
-    Node* n = python::from_python(result.get(), g);
-    EXPECT_EQ(n->kind, Kind::Bytes) << expression;
-    return std::string(n->payload());
-  }
 
   static bool truth(std::string_view expression) {
     python::Gil gil;

@@ -26,6 +26,7 @@
 #include "harness/python/interpreter.h"
 #include "harness/subjects/python_subjects.h"
 #include "harness/subjects/reference_subject.h"
+#include "suite/tests/support/python_values.h"
 #include "suite/tests/support/env.h"
 #include "reference/pickle/encoder.h"
 #include "reference/value/json.h"
@@ -107,6 +108,8 @@ TEST(Fixtures, GetattrOfAGlobalIsTheNestedGlobalThroughPython) {
 
 #ifdef SERIALCHECK_HAVE_PYTHON
 
+using test_support::python_bytes;
+
 class PythonFixtures : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -124,14 +127,6 @@ class PythonFixtures : public ::testing::Test {
                     g.tuple(std::move(args)));
   }
 
-  static std::string python_bytes(std::string_view expression) {
-    python::Gil gil;
-    python::PyRef result = python::eval(expression);
-    Graph g;
-    Node* n = python::from_python(result.get(), g);
-    EXPECT_EQ(n->kind, Kind::Bytes) << expression;
-    return std::string(n->payload());
-  }
 };
 
 TEST_F(PythonFixtures, KindsMatchTheModulesTable) {

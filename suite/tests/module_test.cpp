@@ -25,6 +25,7 @@
 #include "harness/python/domain_objects.h"
 #include "harness/python/interpreter.h"
 #include "harness/subjects/subject.h"
+#include "suite/tests/support/python_values.h"
 #endif
 
 namespace serialcheck {
@@ -216,12 +217,7 @@ bool truth(std::string_view expression) {
   return n->kind == Kind::Bool && n->flag;
 }
 
-std::string python_bytes(std::string_view expression) {
-  Graph g;
-  Node* n = python::from_python(eval(expression).get(), g);
-  if (n->kind != Kind::Bytes) throw std::runtime_error("not bytes: " + std::string(expression));
-  return std::string(n->payload());
-}
+using test_support::python_bytes;
 
 class ModulePython : public ::testing::Test {
  protected:
