@@ -30,6 +30,13 @@
 //   strs and memoizes by identity, so a str value that the stream shares
 //   with a name is that interned object, which the encoder writes again
 //   through one memo entry with the names.
+// - INST and OBJ make an Object marked instantiate (Node::flag, JSON
+//   "instantiate"): CPython's loader does not call cls(*args) for them but
+//   pickle's instantiate(), which with no args makes an instance of a class
+//   without __getinitargs__ by cls.__new__(cls), __init__ not called. The
+//   decoder cannot know the class, so it keeps the stream fact; a loader
+//   (the Python bridge) acts on it. The encoder ignores the mark and writes
+//   REDUCE, as CPython 3, which never writes INST or OBJ, would.
 // - None, True, False and BININT1 ints are shared nodes (atoms have no
 //   identity that matters), which keeps long runs of them cheap.
 // - Globals are interned: every mention of one qualified name (after
@@ -512,6 +519,13 @@ class Decoder {
   Node* object(Node* callable, Node* args) {
     charge_object();
     return graph_.object(callable, args);
+  }
+  // INST and OBJ: an Object marked instantiate (Node::flag), since a loader
+  // does not simply call cls(*args) (see the header comment).
+  Node* instantiate(Node* cls, Node* args) {
+    Node* n = object(cls, args);
+    n->flag = true;
+    return n;
   }
   // callable(*args): a known builtin form, or a generic Object.
   Node* reduce(Node* callable, Node* args) {
@@ -1078,7 +1092,7 @@ inline void Decoder::step(std::uint8_t code) {
       if (inst) {
         on_call(cls);
         Node* args = tuple(pop_mark());
-        push(object(cls, args));
+        push(instantiate(cls, args));
       } else {
         push(cls);
       }
@@ -1106,7 +1120,7 @@ inline void Decoder::step(std::uint8_t code) {
       Node* cls = items.front();
       on_call(cls);
       Node* args = tuple(std::vector<Node*>(items.begin() + 1, items.end()));
-      push(object(cls, args));
+      push(instantiate(cls, args));
       break;
     }
     case Op::NEWOBJ: {

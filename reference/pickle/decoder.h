@@ -2,7 +2,10 @@
 // Globals become inert Global nodes and reduces become Object nodes, except
 // the known reduce forms of builtin types (bytes/bytearray/set/frozenset at
 // low protocols), which become the builtin kinds so that a value decodes to
-// the same model whatever protocol carried it.
+// the same model whatever protocol carried it. INST and OBJ make an Object
+// marked instantiate (Node::flag, JSON "instantiate"): a loader makes it as
+// pickle's instantiate() does, by cls.__new__(cls) when there are no args
+// and the class has no __getinitargs__, by cls(*args) otherwise.
 //
 // Safe loading: with an allowlist in the options, every global the stream
 // names and every persistent id is checked at its opcode (docs/safe-loading.md).

@@ -17,7 +17,8 @@
 // What a loader was supplied for an out-of-band buffer (Node::supplied) is
 // not: it belongs to one load, not to the value. Nor is whether a str is
 // interned (Node::flag): pickle shares it with global names when writing,
-// but no loader interns what it reads.
+// but no loader interns what it reads. Nor is whether an object was read
+// from INST or OBJ (Node::flag): a fact of the stream, not of the value.
 //
 // Paths start at "root": [i] list/tuple item, .keys[i] dict key, {k} dict
 // value under key k (a short repr, or #i for a key that has none), <i> set

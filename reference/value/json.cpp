@@ -315,6 +315,7 @@ class Writer {
     static const ObjectParts kEmpty;
     const ObjectParts& o = n->obj ? *n->obj : kEmpty;
     // Pushed in reverse of the written order.
+    if (n->flag) push_text(",\"instantiate\":true");
     if (!o.dictitems.empty()) {
       push_text("]");
       for (std::size_t i = o.dictitems.size(); i-- > 0;) {
@@ -1103,6 +1104,11 @@ class Reader {
           queued.push_back({&kv[0], &parts.dictitems[i].first, child_ptr(ip, 0)});
           queued.push_back({&kv[1], &parts.dictitems[i].second, child_ptr(ip, 1)});
         }
+      } else if (key == "instantiate") {
+        if (!value.is_boolean() || !value.get<bool>()) {
+          throw error(kp, "instantiate must be true (or left out)");
+        }
+        n->flag = true;
       } else {
         throw error(kp, "unknown object member \"" + key + "\"");
       }

@@ -165,7 +165,11 @@ struct Node {
   // so pickle memoizes it with them; not part of the value (equality ignores
   // it, since loading does not intern). Module: the Python object it
   // was made from is not the module registered under its name (a copy; only
-  // the Python bridge sets it, module.by-reference checks it).
+  // the Python bridge sets it, module.by-reference checks it). Object:
+  // instantiate, read from INST or OBJ, which a loader applies as pickle's
+  // instantiate() does (with no args, a class without __getinitargs__ is
+  // made by cls.__new__(cls), __init__ not called); not part of the value
+  // (equality ignores it, the encoder writes REDUCE).
   bool flag = false;
   // Int: true when the value does not fit in `small`; then `payload()` holds
   // the minimal two's-complement little-endian bytes (pickle's LONG1 form).

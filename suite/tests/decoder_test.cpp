@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "reference/pickle/compat.h"
+#include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/text.h"
 #include "reference/types/builtin_reduce.h"
 #include "reference/value/equal.h"
+#include "reference/value/json.h"
 #include "reference/value/value.h"
 
 namespace serialcheck::pickle {
@@ -1027,6 +1029,50 @@ TEST(Decoder, InstAndObj) {
   // INST names go through fix_imports too.
   expect_same(decode_ok("(I1\ni__builtin__\nset\n."sv, g4),
               w.obj(w.glob("builtins", "set"), w.tuple({w.i(1)})), "INST fix_imports");
+}
+
+// INST and OBJ mark their object instantiate (a loader makes it as pickle's
+// instantiate() does); REDUCE and NEWOBJ do not. The encoder ignores the
+// mark: the object is written as REDUCE, as an unmarked one is.
+TEST(Decoder, InstAndObjAreMarkedInstantiate) {
+  // CPython's pickletester (test_load_classic_instance): an old-style
+  // instance with an empty state dict, at protocols 0 (INST), 1 and 2 (OBJ).
+  const std::string_view streams[] = {
+      "(i__main__\nD\np0\n(dp1\nb."sv,
+      "(c__main__\nD\nq\x00oq\x01}q\x02" "b."sv,
+      "\x80\x02(c__main__\nD\nq\x00oq\x01}q\x02" "b."sv,
+      "(c__main__\nD\nK\x01o."sv,  // OBJ with args is marked too
+  };
+  for (std::string_view stream : streams) {
+    Graph g;
+    const Node* got = decode_ok(stream, g);
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->kind, Kind::Object);
+    EXPECT_TRUE(got->flag) << testing::PrintToString(std::string(stream));
+    EXPECT_NE(to_json(got).find(R"("instantiate":true)"), std::string::npos);
+    Graph h;
+    Build w{h};
+    Node* plain = w.obj(w.glob("__main__", "D"), got->obj->args->items.empty()
+                                                     ? w.tuple({})
+                                                     : w.tuple({w.i(1)}));
+    if (got->obj->state != nullptr) plain->obj->state = h.dict({});
+    EXPECT_TRUE(equal(got, plain));
+    for (int protocol = 0; protocol <= 5; ++protocol) {
+      pickle::EncodeOptions options;
+      options.protocol = protocol;
+      EXPECT_EQ(pickle::encode(got, options).bytes, pickle::encode(plain, options).bytes)
+          << "protocol " << protocol;
+    }
+  }
+  // Negative controls: REDUCE and NEWOBJ objects are not marked.
+  for (std::string_view stream : {"c__main__\nD\n)R."sv, "\x80\x02" "c__main__\nD\n)\x81."sv}) {
+    Graph g;
+    const Node* got = decode_ok(stream, g);
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->kind, Kind::Object);
+    EXPECT_FALSE(got->flag) << testing::PrintToString(std::string(stream));
+    EXPECT_EQ(to_json(got).find("instantiate"), std::string::npos);
+  }
 }
 
 TEST(Decoder, Python2StringsAreAsciiText) {

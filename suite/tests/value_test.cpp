@@ -452,6 +452,43 @@ TEST(Json, InternedStrsKeepTheirMark) {
   expect_form_error(R"({"bytes":"00","interned":true})", "/interned");
 }
 
+// An object marked instantiate (read from INST or OBJ) is written with
+// "instantiate" as its last member, read back, and equality ignores the mark.
+TEST(Json, InstantiateObjectsKeepTheirMark) {
+  Graph g;
+  Node* cls = g.global("m", "C");
+  Node* marked = g.object(cls, g.tuple({}));
+  marked->flag = true;
+  marked->obj->state = g.dict({});
+  Node* plain = g.object(cls, g.tuple({}));
+  Node* value = g.list({marked, plain, marked});
+  const std::string text = to_json(value);
+  EXPECT_EQ(text, R"({"list":[{"object":{"callable":{"global":["m","C"],"id":2},"args":{"tuple":[]},)"
+                  R"("state":{"dict":[]},"instantiate":true},"id":1},)"
+                  R"({"object":{"callable":{"ref":2},"args":{"tuple":[]}}},{"ref":1}]})");
+  Graph back;
+  const Node* read = from_json(text, back);
+  EXPECT_TRUE(read->items[0]->flag);
+  EXPECT_FALSE(read->items[1]->flag);
+  EXPECT_EQ(to_json(read), text);
+  // Members in any order.
+  Graph first;
+  const Node* early = from_json(
+      R"({"object":{"instantiate":true,"callable":{"global":["m","C"]},"args":{"tuple":[]}}})",
+      first);
+  EXPECT_TRUE(early->flag);
+  // Equality ignores the mark.
+  EXPECT_TRUE(equal(read->items[0], marked));
+  Graph h;
+  Node* unmarked = h.object(h.global("m", "C"), h.tuple({}));
+  unmarked->obj->state = h.dict({});
+  EXPECT_TRUE(equal(marked, unmarked));
+  expect_form_error(
+      R"({"object":{"callable":{"global":["m","C"]},"args":{"tuple":[]},"instantiate":false}})",
+      "/object/instantiate");
+  expect_form_error(R"({"list":[],"instantiate":true})", "/instantiate");
+}
+
 // A generated graph with sharing and cycles: JSON round trip is lossless and
 // canonical, and equality holds between independent copies.
 Node* random_graph(Graph& g, std::uint32_t seed) {
