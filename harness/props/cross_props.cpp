@@ -61,14 +61,16 @@ bool has_unordered_items(const Node* value) {
 }
 
 // Drops what one load recorded beside the value: the memory supplied for
-// out-of-band buffers, and which strs were the interned names of globals.
-// The subject is asked to write the value, and a testee's JSON reader need
-// not know those marks (docs/value-json.md: equality ignores both).
+// out-of-band buffers, which strs were the interned names of globals, and
+// which objects came from INST or OBJ (CPython never writes those, so the
+// oracle's pickle has none today). The subject is asked to write the value,
+// and a testee's JSON reader need not know those marks (docs/value-json.md:
+// equality ignores them).
 void forget_load_marks(Graph& graph) {
   for (std::size_t i = 0; i < graph.size(); ++i) {
     Node& n = graph.node(i);
     n.supplied = Supplied::None;
-    if (n.kind == Kind::Str) n.flag = false;
+    if (n.kind == Kind::Str || n.kind == Kind::Object) n.flag = false;
   }
 }
 

@@ -517,7 +517,8 @@ class Builder {
   }
 
   // callable(*args), with copyreg's NEWOBJ forms called as pickle's loader
-  // does: cls.__new__(cls, *args[, **kwargs]).
+  // does: cls.__new__(cls, *args[, **kwargs]); an INST or OBJ object
+  // (Node::flag) as pickle's instantiate() does.
   PyRef create_object(const Node* n) {
     if (n->obj->callable == nullptr) bridge_error("an object node has no callable");
     PyObject* callable = part(n->obj->callable);
@@ -553,7 +554,23 @@ class Builder {
       PyRef new_method = get_attr(cls, "__new__");
       return check(PyObject_Call(new_method.get(), full.get(), kwargs));
     }
+    if (n->flag && nargs == 0 && PyType_Check(callable)) return instantiate(callable);
     return check(PyObject_Call(callable, args.get(), nullptr));
+  }
+
+  // INST or OBJ with no args, as the C unpickler's instantiate() makes it:
+  // a class without __getinitargs__ by cls.__new__(cls), without __init__;
+  // one with it by cls().
+  PyRef instantiate(PyObject* cls) {
+    PyObject* initargs = PyObject_GetAttrString(cls, "__getinitargs__");
+    if (initargs != nullptr) {
+      Py_DECREF(initargs);
+      return check(PyObject_CallNoArgs(cls));
+    }
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw_python_error();
+    PyErr_Clear();
+    PyRef new_method = get_attr(cls, "__new__");
+    return check(PyObject_CallOneArg(new_method.get(), cls));
   }
 
   // APPENDS: extend() when the object has it, append() one by one otherwise.

@@ -2,8 +2,9 @@
 //
 // to_python() materializes a value the way pickle's loader would: globals are
 // imported, generic reduces are called (copyreg.__newobj__ / __newobj_ex__
-// become cls.__new__), state is applied like BUILD (or the state setter), list
-// and dict items like APPENDS / SETITEMS. from_python() describes an object
+// become cls.__new__; an INST or OBJ object, marked instantiate, is made as
+// pickle's instantiate() makes it), state is applied like BUILD (or the
+// state setter), list and dict items like APPENDS / SETITEMS. from_python() describes an object
 // the way pickle's saver sees it: exact built-in types become their kinds,
 // classes and functions become globals, everything else becomes the generic
 // reduce that __reduce_ex__(protocol) (or copyreg.dispatch_table) returns.

@@ -11,6 +11,7 @@
 #include "harness/python/bridge.h"
 #include "harness/python/interpreter.h"
 #include "harness/subjects/subject.h"
+#include "reference/pickle/decoder.h"
 #include "reference/value/equal.h"
 #include "reference/value/value.h"
 
@@ -469,6 +470,55 @@ TEST_F(PythonBridge, SlotsSetstateNewobjExAndStateSetters) {
   ASSERT_NE(with_setter->obj->state_setter, nullptr);
   round_trip(with_setter, out);
   EXPECT_TRUE(truth("x.via_setter == 'the state'"));
+}
+
+// INST (protocol 0) and OBJ (protocol 1) objects, marked instantiate by the
+// decoder, are made as pickle's instantiate() makes them: with no args, a
+// class without __getinitargs__ by cls.__new__(cls), __init__ not called;
+// with __getinitargs__, or with args, or a callable that is not a class, by
+// the call. The streams are CPython's pickletester's classic instances.
+TEST_F(PythonBridge, InstAndObjObjectsAreInstantiatedAsPickleDoes) {
+  using namespace std::string_view_literals;
+  Gil gil;
+  exec(
+      "class NeedsArgs:\n"
+      "  def __init__(self, arg):\n"
+      "    self.init = arg\n"
+      "class InitArgs:\n"
+      "  def __init__(self):\n"
+      "    self.init = 'called'\n"
+      "  def __getinitargs__(self):\n"
+      "    return ()\n"
+      "def make():\n"
+      "  return 'made'\n");
+  auto load = [](std::string_view stream) {
+    Graph g;
+    const Node* value = pickle::decode(stream, g).root;
+    EXPECT_EQ(value->kind, Kind::Object);
+    EXPECT_TRUE(value->flag);
+    set_main("x", to_python(value).get());
+  };
+  const std::string_view inst0 = "(i__main__\nNeedsArgs\np0\n(dp1\nb."sv;
+  const std::string_view obj1 = "(c__main__\nNeedsArgs\nq\x00oq\x01}q\x02" "b."sv;
+  load(inst0);
+  EXPECT_TRUE(truth("type(x) is NeedsArgs and vars(x) == {}"));
+  load(obj1);
+  EXPECT_TRUE(truth("type(x) is NeedsArgs and vars(x) == {}"));
+  load("(i__main__\nInitArgs\np0\n(dp1\nb."sv);
+  EXPECT_TRUE(truth("type(x) is InitArgs and x.init == 'called'"));
+  load("(c__main__\nInitArgs\nq\x00oq\x01}q\x02" "b."sv);
+  EXPECT_TRUE(truth("type(x) is InitArgs and x.init == 'called'"));
+  load("(c__main__\nNeedsArgs\nK\x05o."sv);
+  EXPECT_TRUE(truth("type(x) is NeedsArgs and x.init == 5"));
+  load("(i__main__\nmake\n."sv);
+  EXPECT_TRUE(truth("x == 'made'"));
+
+  // Negative control: the same object without the mark is the call
+  // NeedsArgs(), which fails as it does for a REDUCE.
+  Graph g;
+  Node* value = pickle::decode(inst0, g).root;
+  value->flag = false;
+  EXPECT_THROW(to_python(value), SubjectError);
 }
 
 TEST_F(PythonBridge, ListAndDictItems) {
