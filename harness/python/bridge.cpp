@@ -787,14 +787,7 @@ class Describer {
     }
     PyRef reduced = reduce(o);
     if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));
-    if (!PyTuple_Check(reduced.get())) {
-      bridge_error("reducing a " + type_name(o) + " object must give a string or a tuple, not " +
-                   type_name(reduced.get()));
-    }
-    Py_ssize_t size = PyTuple_GET_SIZE(reduced.get());
-    if (size < 2 || size > 6) {
-      bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
-    }
+    check_reduce_tuple(o, reduced.get());
     return shell(o, Kind::Object, newobj_ex_as_saved(std::move(reduced)));
   }
 
@@ -865,18 +858,24 @@ class Describer {
            reinterpret_cast<PyObject*>(Py_TYPE(o)) == persistent_class_.get();
   }
 
+  // What reducing `o` gave, when it is not a global's name, must be a
+  // reduce tuple of two to six items, as pickle requires.
+  void check_reduce_tuple(PyObject* o, PyObject* reduced) {
+    if (!PyTuple_Check(reduced)) {
+      bridge_error("reducing a " + type_name(o) + " object must give a string or a tuple, not " +
+                   type_name(reduced));
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(reduced);
+    if (size < 2 || size > 6) {
+      bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
+    }
+  }
+
   // What reducer_override or a dispatch table returned for `o`: a global's
   // name or a reduce tuple.
   Node* describe_override(PyObject* o, PyRef reduced) {
     if (PyUnicode_Check(reduced.get())) return remember(o, describe_global(o, reduced.get()));
-    if (!PyTuple_Check(reduced.get())) {
-      bridge_error("reducing a " + type_name(o) + " object must give a string or a tuple, not " +
-                   type_name(reduced.get()));
-    }
-    Py_ssize_t size = PyTuple_GET_SIZE(reduced.get());
-    if (size < 2 || size > 6) {
-      bridge_error("the tuple reducing a " + type_name(o) + " object must have two to six items");
-    }
+    check_reduce_tuple(o, reduced.get());
     return shell(o, Kind::Object, std::move(reduced));
   }
 

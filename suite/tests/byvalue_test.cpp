@@ -21,6 +21,7 @@
 #ifdef SERIALCHECK_HAVE_PYTHON
 #include "harness/python/byvalue.h"
 #include "harness/python/interpreter.h"
+#include "suite/tests/support/env.h"
 #endif
 
 namespace serialcheck {
@@ -134,11 +135,7 @@ std::optional<Outcome> run(Subject& subject, int cases, int* ran = nullptr,
   python::install_by_value_runner();
   const GateProperty* property = find_property("callable.by-value");
   EXPECT_NE(property, nullptr);
-  PropertyEnv env;
-  env.subject = [](const std::string&, std::string* why) -> Subject* {
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({});
   Applicability a = applicability(*property, subject, env);
   EXPECT_EQ(a.skip_reason, "");
   rc::Gen<TestCase> gen = case_generator(a.plan);

@@ -17,6 +17,7 @@
 
 #include "harness/props/gate_props.h"
 #include "harness/subjects/external_subject.h"
+#include "suite/tests/support/env.h"
 
 namespace serialcheck {
 namespace {
@@ -61,11 +62,7 @@ CellRun run_cell(Subject& subject, int cases, const std::string& wanted = {},
                  std::uint64_t seed = 20261129) {
   const GateProperty* property = find_property("callable.by-value");
   EXPECT_NE(property, nullptr);
-  PropertyEnv env;
-  env.subject = [](const std::string&, std::string* why) -> Subject* {
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
+  PropertyEnv env = test_support::env_with({});
   CellRun run;
   Applicability a = applicability(*property, subject, env);
   EXPECT_EQ(a.skip_reason, "") << subject.name();
