@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "harness/props/runner.h"
+#include "reference/common/error.h"
 
 namespace serialcheck {
 
-class PromoteError : public std::runtime_error {
+// A serialcheck::Error of kind "promote"; what() is the message.
+class PromoteError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit PromoteError(std::string message) : Error("promote", std::move(message)) {}
 };
 
 struct PromoteResult {

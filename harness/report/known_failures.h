@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/report/results.h"
+#include "reference/common/error.h"
 
 namespace serialcheck {
 
@@ -31,9 +32,10 @@ struct KnownFailure {
   std::string text() const;  // the line as written, or as it should be written
 };
 
-class KnownFailuresError : public std::runtime_error {
+// A serialcheck::Error of kind "known-failures"; what() is the message.
+class KnownFailuresError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit KnownFailuresError(std::string message) : Error("known-failures", std::move(message)) {}
 };
 
 // Throws KnownFailuresError naming the line of a malformed entry (fewer than

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reference/common/error.h"
 #include "reference/frames/message.h"
 #include "reference/value/value.h"
 
@@ -94,18 +95,20 @@ struct LoadOptions {
 // "unsupported" means the subject cannot express the value or option at
 // all: properties discard such a case instead of failing it. `detail` holds
 // more lines for the case report (an external testee's standard error).
-class SubjectError : public std::runtime_error {
+// A serialcheck::Error whose kind name is `kind`; what() is "<kind>: <message>".
+// Error::detail() is the message; SubjectError::detail() (which hides it) is
+// the report's extra lines.
+class SubjectError : public Error {
  public:
   SubjectError(std::string kind, std::string message, std::string detail = {})
-      : std::runtime_error(kind + ": " + message),
-        kind_(std::move(kind)),
-        detail_(std::move(detail)) {}
-  const std::string& kind() const { return kind_; }
-  const std::string& detail() const { return detail_; }
+      : Error(std::move(kind), std::move(message), Location{}, ErrorStyle::Kind),
+        report_detail_(std::move(detail)) {}
+  const std::string& kind() const { return kind_name(); }
+  const std::string& message() const { return Error::detail(); }
+  const std::string& detail() const { return report_detail_; }
 
  private:
-  std::string kind_;
-  std::string detail_;
+  std::string report_detail_;
 };
 
 inline constexpr const char* kUnsupported = "unsupported";

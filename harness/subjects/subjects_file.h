@@ -18,13 +18,15 @@
 #include <vector>
 
 #include "harness/subjects/external_subject.h"
+#include "reference/common/error.h"
 
 namespace serialcheck {
 
 // A malformed subjects file or --testee argument; the message names the
 // file and the JSON pointer (or the argument) that is wrong.
-struct SubjectsFileError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// A serialcheck::Error of kind "subjects-file"; what() is the message.
+struct SubjectsFileError : Error {
+  explicit SubjectsFileError(std::string message) : Error("subjects-file", std::move(message)) {}
 };
 
 // Parses the text of a subjects file found at `path` (used for messages and

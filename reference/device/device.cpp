@@ -23,11 +23,9 @@ std::string_view device_error_kind_name(DeviceErrorKind kind) {
 }
 
 DeviceError::DeviceError(DeviceErrorKind kind, std::string device, std::string detail)
-    : std::runtime_error(
-          fmt::format("device {}: {}: {}", device, device_error_kind_name(kind), detail)),
-      kind_(kind),
-      device_(std::move(device)),
-      detail_(std::move(detail)) {}
+    : Error(std::string(device_error_kind_name(kind)), std::move(detail),
+            Location{.key = std::move(device)}, ErrorStyle::Device),
+      kind_(kind) {}
 
 std::string to_string(const CopyCounters& c) {
   return fmt::format("h2d={}/{}B d2h={}/{}B d2d={}/{}B alloc={}/{}B free={}/{}B", c.host_to_device,

@@ -25,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reference/common/error.h"
+
 namespace serialcheck::device {
 
 enum class DeviceErrorKind {
@@ -39,18 +41,17 @@ enum class DeviceErrorKind {
 // Stable kebab-case name: "out-of-range", "device-mismatch", ...
 std::string_view device_error_kind_name(DeviceErrorKind kind);
 
-class DeviceError : public std::runtime_error {
+// A serialcheck::Error (reference/common/error.h) whose location is the
+// device's name. what(): "device <name>: <kind>: <detail>".
+class DeviceError : public Error {
  public:
   DeviceError(DeviceErrorKind kind, std::string device, std::string detail);
   DeviceErrorKind kind() const { return kind_; }
   // The device's name ("sim:0"), or the name asked for when none was opened.
-  const std::string& device() const { return device_; }
-  const std::string& detail() const { return detail_; }
+  const std::string& device() const { return location().key; }
 
  private:
   DeviceErrorKind kind_;
-  std::string device_;
-  std::string detail_;
 };
 
 // Every call is counted, zero-byte ones too; bytes are the bytes moved.

@@ -1,6 +1,6 @@
 #include "reference/frames/errors.h"
 
-#include <fmt/format.h>
+#include <utility>
 
 namespace serialcheck {
 
@@ -22,26 +22,10 @@ std::string_view frame_error_kind_name(FrameErrorKind kind) {
   return "unknown";
 }
 
-namespace {
-std::string format_what(FrameErrorKind kind, const std::string& detail, std::size_t offset,
-                        std::size_t frame) {
-  std::string where;
-  if (frame != FrameError::kNone) where += fmt::format("frame {}", frame);
-  if (offset != FrameError::kNone) {
-    if (!where.empty()) where += ", ";
-    where += fmt::format("byte {}", offset);
-  }
-  if (where.empty()) return fmt::format("{}: {}", frame_error_kind_name(kind), detail);
-  return fmt::format("{}: {} ({})", frame_error_kind_name(kind), detail, where);
-}
-}  // namespace
-
 FrameError::FrameError(FrameErrorKind kind, std::string detail, std::size_t offset,
                        std::size_t frame)
-    : std::runtime_error(format_what(kind, detail, offset, frame)),
-      kind_(kind),
-      detail_(std::move(detail)),
-      offset_(offset),
-      frame_(frame) {}
+    : Error(std::string(frame_error_kind_name(kind)), std::move(detail),
+            Location{.offset = offset, .frame = frame}, ErrorStyle::Kind),
+      kind_(kind) {}
 
 }  // namespace serialcheck

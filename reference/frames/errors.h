@@ -1,13 +1,15 @@
 // Typed errors of the frame layer: packing and unpacking frames, msgpack
 // headers, per-frame compression, and host access to device frames. Each
 // error names what went wrong and, where it applies, the byte offset in the
-// input and the index of the frame.
+// input and the index of the frame. FrameError is a serialcheck::Error
+// (reference/common/error.h).
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "reference/common/error.h"
 
 namespace serialcheck {
 
@@ -29,29 +31,25 @@ enum class FrameErrorKind {
 // Stable kebab-case name: "truncated-prelude", "too-many-frames", ...
 std::string_view frame_error_kind_name(FrameErrorKind kind);
 
-class FrameError : public std::runtime_error {
+class FrameError : public Error {
  public:
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  static constexpr std::size_t kNone = Location::kNone;
 
   // what(): "<kind>: <detail> (frame F, byte O)" with the parts that apply.
   FrameError(FrameErrorKind kind, std::string detail, std::size_t offset = kNone,
              std::size_t frame = kNone);
 
   FrameErrorKind kind() const { return kind_; }
-  const std::string& detail() const { return detail_; }
   // Byte offset in the input that was being read, or kNone.
-  std::size_t offset() const { return offset_; }
+  std::size_t offset() const { return location().offset; }
   // Index of the frame in the packed list (in a message the header is frame 0,
   // so Message::frames[i] is frame i + 1), or kNone.
-  std::size_t frame() const { return frame_; }
-  bool has_offset() const { return offset_ != kNone; }
-  bool has_frame() const { return frame_ != kNone; }
+  std::size_t frame() const { return location().frame; }
+  bool has_offset() const { return location().has_offset(); }
+  bool has_frame() const { return location().has_frame(); }
 
  private:
   FrameErrorKind kind_;
-  std::string detail_;
-  std::size_t offset_;
-  std::size_t frame_;
 };
 
 }  // namespace serialcheck

@@ -38,14 +38,10 @@ std::string_view family_error_kind_name(FamilyErrorKind kind) {
 
 FamilyError::FamilyError(FamilyErrorKind kind, std::string detail, std::string header_key,
                          std::size_t frame, std::size_t offset)
-    : std::runtime_error(""),
-      kind_(kind),
-      detail_(std::move(detail)),
-      header_key_(std::move(header_key)),
-      frame_(frame),
-      offset_(offset) {
-  format();
-}
+    : Error(std::string(family_error_kind_name(kind)), std::move(detail),
+            Location{.offset = offset, .frame = frame, .key = std::move(header_key)},
+            ErrorStyle::Kind),
+      kind_(kind) {}
 
 FamilyError& FamilyError::with_family(std::string family, std::vector<std::string> allowed) {
   family_ = std::move(family);
@@ -57,15 +53,6 @@ FamilyError& FamilyError::with_protocols(int found, int max) {
   found_protocol_ = found;
   max_protocol_ = max;
   return *this;
-}
-
-void FamilyError::format() {
-  what_ = fmt::format("{}: {}", family_error_kind_name(kind_), detail_);
-  std::vector<std::string> where;
-  if (!header_key_.empty()) where.push_back("header " + header_key_);
-  if (has_frame()) where.push_back(fmt::format("frame {}", frame_));
-  if (has_offset()) where.push_back(fmt::format("byte {}", offset_));
-  if (!where.empty()) what_ += " (" + fmt::format("{}", fmt::join(where, ", ")) + ")";
 }
 
 int negotiated_protocol(int ours, int peer_max) {

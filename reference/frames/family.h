@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "reference/common/error.h"
 #include "reference/frames/message.h"
 #include "reference/pickle/limits.h"
 #include "reference/value/value.h"
@@ -58,27 +59,27 @@ enum class FamilyErrorKind {
 // Stable kebab-case name: "unknown-family", "disallowed-family", ...
 std::string_view family_error_kind_name(FamilyErrorKind kind);
 
-class FamilyError : public std::runtime_error {
+// A serialcheck::Error (reference/common/error.h): the header key, frame and
+// byte are its location.
+class FamilyError : public Error {
  public:
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  static constexpr std::size_t kNone = Location::kNone;
 
   // what(): "<kind>: <detail> (header <key>, frame F, byte O)" with the parts that apply.
   FamilyError(FamilyErrorKind kind, std::string detail, std::string header_key = {},
               std::size_t frame = kNone, std::size_t offset = kNone);
 
   FamilyErrorKind kind() const { return kind_; }
-  const std::string& detail() const { return detail_; }
   // JSON pointer (RFC 6901) into the top-level header, e.g.
   // "/sub-headers/2/sub-header/dtype"; empty when no key is to blame.
-  const std::string& header_key() const { return header_key_; }
+  const std::string& header_key() const { return location().key; }
   // Index into the top-level Message::frames, or kNone.
-  std::size_t frame() const { return frame_; }
+  std::size_t frame() const { return location().frame; }
   // Byte offset inside that frame (or inside the header value at header_key
   // for a pickled "type-serialized"), or kNone.
-  std::size_t offset() const { return offset_; }
-  bool has_frame() const { return frame_ != kNone; }
-  bool has_offset() const { return offset_ != kNone; }
-  const char* what() const noexcept override { return what_.c_str(); }
+  std::size_t offset() const { return location().offset; }
+  bool has_frame() const { return location().has_frame(); }
+  bool has_offset() const { return location().has_offset(); }
 
   // UnknownFamily / DisallowedFamily: the family named and the list it was
   // checked against (the allowed list, or every registered family).
@@ -92,18 +93,11 @@ class FamilyError : public std::runtime_error {
   FamilyError& with_protocols(int found, int max);
 
  private:
-  void format();
-
   FamilyErrorKind kind_;
-  std::string detail_;
-  std::string header_key_;
-  std::size_t frame_;
-  std::size_t offset_;
   std::string family_;
   std::vector<std::string> allowed_;
   int found_protocol_ = -1;
   int max_protocol_ = -1;
-  std::string what_;
 };
 
 // ---- options ------------------------------------------------------------------

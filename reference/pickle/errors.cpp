@@ -24,11 +24,9 @@ std::string_view error_kind_name(ErrorKind kind) {
 }
 
 PickleError::PickleError(ErrorKind kind, std::size_t offset, std::string message)
-    : std::runtime_error(
-          fmt::format("{} at offset {}: {}", error_kind_name(kind), offset, message)),
-      kind_(kind),
-      offset_(offset),
-      detail_(std::move(message)) {}
+    : Error(std::string(error_kind_name(kind)), std::move(message), Location{.offset = offset},
+            ErrorStyle::KindAtOffset),
+      kind_(kind) {}
 
 UnsupportedProtocolError::UnsupportedProtocolError(std::size_t offset, int found, int max)
     : PickleError(

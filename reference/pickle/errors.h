@@ -1,11 +1,13 @@
 // Typed codec errors. Every decoder error carries the byte offset of the
 // opcode (or argument) where it arose, so a user can find it in `dis` output.
+// PickleError is a serialcheck::Error (reference/common/error.h).
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "reference/common/error.h"
 
 namespace serialcheck::pickle {
 
@@ -29,18 +31,16 @@ enum class ErrorKind {
 // "unsupported-protocol", "truncated", ...
 std::string_view error_kind_name(ErrorKind kind);
 
-class PickleError : public std::runtime_error {
+// what(): "<kind> at offset <offset>: <detail>"; detail() is the message
+// without kind and offset.
+class PickleError : public Error {
  public:
   PickleError(ErrorKind kind, std::size_t offset, std::string message);
   ErrorKind kind() const { return kind_; }
-  std::size_t offset() const { return offset_; }
-  // The message without kind and offset.
-  const std::string& detail() const { return detail_; }
+  std::size_t offset() const { return location().offset; }
 
  private:
   ErrorKind kind_;
-  std::size_t offset_;
-  std::string detail_;
 };
 
 // Protocol mismatch: `found` is the stream's protocol, `max` the loader's.

@@ -14,14 +14,16 @@
 #include <utility>
 #include <vector>
 
+#include "reference/common/error.h"
 #include "reference/value/value.h"
 
 namespace serialcheck::pickle {
 
 // A malformed allowlist entry or file; the message names the source and line.
-class AllowlistError : public std::runtime_error {
+// A serialcheck::Error of kind "allowlist"; what() is the message.
+class AllowlistError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit AllowlistError(std::string message) : Error("allowlist", std::move(message)) {}
 };
 
 class Allowlist {

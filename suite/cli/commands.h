@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "reference/common/error.h"
+
 namespace serialcheck::cli {
 
 using Action = std::function<int()>;
@@ -30,8 +32,9 @@ void add_testee_check(CLI::App& app, Action& action);
 // Reads a whole file ("-" is stdin) as bytes. Throws InputError.
 std::string read_input(const std::string& path);
 
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// A serialcheck::Error of kind "input"; what() is the message.
+struct InputError : Error {
+  explicit InputError(std::string message) : Error("input", std::move(message)) {}
 };
 
 // Prints "serialcheck: <what>" on one line of stderr and returns kExitFailed.
