@@ -60,33 +60,23 @@ bool looks_like_packed_message(const std::string& data) {
   }
 }
 
-int message_failure(const std::exception& e) {
-  return fail(e.what());
-}
-
 // `decode --message`: a packed message (distributed's serialize_bytes) to
 // {"header": ..., "value": <canonical JSON>}.
 int decode_message(const std::string& data, const std::vector<std::string>& allow,
                    const std::string& device, int max_protocol, const pickle::Limits& limits,
                    bool pretty) {
-  Message message;
-  try {
-    message = unpack_message(byte_span(data));
-  } catch (const FrameError& e) {
-    return message_failure(e);
-  }
   families::DeserializeOptions options;
   if (!allow.empty()) options.allowed = allow;
   options.max_protocol = max_protocol;
   options.limits = limits;
+  Message message;
   Graph graph;
   try {
+    message = unpack_message(byte_span(data));
     if (!device.empty()) options.device = device::open_device(device);
     families::deserialize(message, graph, options);
-  } catch (const families::FamilyError& e) {
-    return message_failure(e);
-  } catch (const device::DeviceError& e) {
-    return message_failure(e);
+  } catch (const Error& e) {
+    return fail(e.what());
   }
   const nlohmann::json header = header_to_text_json(message.header);
   if (pretty) {
@@ -116,10 +106,8 @@ int encode_message(const Node* root, const std::vector<std::string>& family_name
     PackOptions pack;
     pack.compression.codec = *parse_compression(compression);
     packed = pack_message(message, pack);
-  } catch (const families::FamilyError& e) {
-    return message_failure(e);
-  } catch (const FrameError& e) {
-    return message_failure(e);
+  } catch (const Error& e) {
+    return fail(e.what());
   }
   if (output == "-") {
     write_stdout(packed);

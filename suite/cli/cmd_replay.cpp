@@ -100,19 +100,17 @@ void add_promote(CLI::App& app, Action& action) {
       "the JSON is what the reference decodes from them. Exit codes: 0 written; 1 the case,\n"
       "the manifest or the dump failed; 2 usage error.");
   cmd->callback([&action, o] {
+    // A PromoteError is reported as bad input (main).
     action = [o] {
-      try {
-        auto name = o->name.empty() ? std::nullopt : std::optional<std::string>(o->name);
-        PromoteResult r = promote_case(o->file, o->golden, subject_factories(o->sources), o->timeout, name);
-        std::cout << fmt::format("promoted as \"{}\" with {} bytes{}{}\n", r.name, r.source,
-                                 r.source_note.empty() ? "" : " (" + r.source_note + ")",
-                                 r.byte_identical ? ""
-                                                  : "; the reference encoder writes "
-                                                    "other bytes (byte_identical false)");
-        for (const auto& f : r.files) std::cout << "  wrote " << f.string() << "\n";
-      } catch (const PromoteError& e) {
-        return fail(e.what());
-      }
+      auto name = o->name.empty() ? std::nullopt : std::optional<std::string>(o->name);
+      PromoteResult r =
+          promote_case(o->file, o->golden, subject_factories(o->sources), o->timeout, name);
+      std::cout << fmt::format("promoted as \"{}\" with {} bytes{}{}\n", r.name, r.source,
+                               r.source_note.empty() ? "" : " (" + r.source_note + ")",
+                               r.byte_identical ? ""
+                                                : "; the reference encoder writes "
+                                                  "other bytes (byte_identical false)");
+      for (const auto& f : r.files) std::cout << "  wrote " << f.string() << "\n";
       return kExitOk;
     };
   });

@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   }
   try {
     return action ? action() : kExitUsage;
-  } catch (const InputError& e) {
+  } catch (const serialcheck::Error& e) {
+    // Bad input of any kind (a file, a case, a subjects file...): its own words.
     return fail(e.what());
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());

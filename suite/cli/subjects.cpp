@@ -27,24 +27,22 @@ void add_subject_options(CLI::App* cmd, SubjectArgs& args) {
 }
 
 std::vector<TesteeConfig> testee_configs(const SubjectArgs& args) {
+  // A malformed file or --testee throws SubjectsFileError, which the command
+  // reports as bad input.
   std::vector<TesteeConfig> out;
-  try {
-    if (!args.no_subjects_file) {
-      if (!args.subjects_file.empty()) {
-        out = read_subjects_file(args.subjects_file);
-      } else if (std::filesystem::exists(kDefaultSubjectsFile)) {
-        out = read_subjects_file(kDefaultSubjectsFile);
-      }
+  if (!args.no_subjects_file) {
+    if (!args.subjects_file.empty()) {
+      out = read_subjects_file(args.subjects_file);
+    } else if (std::filesystem::exists(kDefaultSubjectsFile)) {
+      out = read_subjects_file(kDefaultSubjectsFile);
     }
-    for (const auto& arg : args.testees) {
-      TesteeConfig c = parse_testee_argument(arg);
-      // A --testee of a name the file has replaces that entry: the user's
-      // command line wins.
-      std::erase_if(out, [&](const TesteeConfig& e) { return e.name == c.name; });
-      out.push_back(std::move(c));
-    }
-  } catch (const SubjectsFileError& e) {
-    throw InputError(e.what());
+  }
+  for (const auto& arg : args.testees) {
+    TesteeConfig c = parse_testee_argument(arg);
+    // A --testee of a name the file has replaces that entry: the user's
+    // command line wins.
+    std::erase_if(out, [&](const TesteeConfig& e) { return e.name == c.name; });
+    out.push_back(std::move(c));
   }
   auto builtin = subject_names(builtin_subject_factories());
   for (const auto& c : out) {

@@ -26,8 +26,9 @@ struct SubjectArgs {
 // --testee, --subjects-file and --no-subjects-file on `cmd`.
 void add_subject_options(CLI::App* cmd, SubjectArgs& args);
 
-// The testees `args` name, subjects file first. Throws InputError on a bad
-// file or argument, or a name used twice or by a built-in subject.
+// The testees `args` name, subjects file first. Throws SubjectsFileError on
+// a bad file or argument (a name used twice among them too), InputError on
+// a name a built-in subject has.
 std::vector<TesteeConfig> testee_configs(const SubjectArgs& args);
 
 // Built-in subjects, then the testees of `args`.
