@@ -26,6 +26,7 @@
 #include "reference/pickle/errors.h"
 #include "reference/pickle/limits.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/bytes.h"
 
 namespace serialcheck::pickle {
 namespace {
@@ -33,24 +34,9 @@ namespace {
 using namespace std::string_literals;
 using namespace std::string_view_literals;
 
-std::string le32(std::uint32_t v) {
-  std::string s;
-  for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
-  return s;
-}
-
-std::string le64(std::uint64_t v) {
-  std::string s;
-  for (int i = 0; i < 8; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
-  return s;
-}
-
-std::string repeat(std::string_view s, std::size_t n) {
-  std::string out;
-  out.reserve(s.size() * n);
-  for (std::size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
+using test_support::le32;
+using test_support::le64;
+using test_support::repeat;
 
 struct Measured {
   bool ok = false;

@@ -33,6 +33,10 @@
 #include "reference/value/equal.h"
 #include "reference/value/numeric.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/bytes.h"
+#include "suite/tests/support/errors.h"
+#include "suite/tests/support/files.h"
+#include "suite/tests/support/values.h"
 
 namespace serialcheck::families {
 namespace {
@@ -63,16 +67,8 @@ std::string le_ints(std::initializer_list<T> values) {
   return out;
 }
 
-struct B {
-  Graph& g;
-  Node* i(std::int64_t v) { return g.integer(v); }
-  Node* s(std::string v) { return g.str(std::move(v)); }
-  Node* b(std::string v) { return g.bytes(std::move(v)); }
-  Node* ba(std::string v) { return g.bytearray(std::move(v)); }
-  Node* L(std::vector<Node*> v = {}) { return g.list(std::move(v)); }
-  Node* T(std::vector<Node*> v = {}) { return g.tuple(std::move(v)); }
-  Node* D(std::vector<Node*> kv = {}) { return g.dict(std::move(kv)); }
-  Node* S(std::vector<Node*> v = {}) { return g.set(std::move(v)); }
+// The shared builders, and arrays.
+struct B : test_support::Values {
   Node* nd(std::string dtype, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides,
            std::string data, std::int64_t offset = 0, bool writeable = true) {
     Node* n = g.ndarray();
@@ -120,15 +116,7 @@ std::string frame_bytes(const Frame& f) {
 
 // ---- describing values (the same JSON families_interop.py writes) ----------------
 
-std::string hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
-}
+using test_support::hex;
 
 std::size_t numpy_itemsize(const std::string& dtype) {
   std::size_t n = std::stoul(dtype.substr(2));
@@ -238,13 +226,7 @@ bool empty_or_zero(const Message& m) {
 
 template <typename F>
 FamilyError error_of(F&& f) {
-  try {
-    f();
-  } catch (const FamilyError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no FamilyError thrown";
-  return FamilyError(FamilyErrorKind::BadHeader, "none");
+  return test_support::error_of(f, FamilyError(FamilyErrorKind::BadHeader, "none"));
 }
 
 // ---- the registry ------------------------------------------------------------------------
@@ -1112,7 +1094,7 @@ TEST(FamiliesMessages, PackedMessagesRoundTripWithCompression) {
 EqualOptions loose() {
   EqualOptions o;
   o.immutable_sharing = false;  // walking does not keep the sharing of strs
-  o.tensor_layout = false;       // a tensor travels as its numpy view
+  o.tensor_layout = false;      // a tensor travels as its numpy view
   return o;
 }
 
@@ -1242,9 +1224,9 @@ int run_script(const std::string& mode, const fs::path& dir, std::string* out) {
   return status;
 }
 
+// The file's bytes; "" when it cannot be read.
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return test_support::read_file(path).value_or("");
 }
 
 // The cases distributed made.

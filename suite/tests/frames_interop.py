@@ -7,7 +7,8 @@ Run by frames_test.cpp with Debian's interpreter:
                                   with distributed and writes DIR/results.json
 
 Values that are not plain JSON are described the same way on both sides:
-bytes as {"$bin": "<hex>"}, tuples as lists.
+bytes as {"binary": "<hex>"} (the form of reference/frames/header_json.h),
+tuples as lists.
 """
 
 import json
@@ -25,7 +26,7 @@ from distributed.protocol.utils import pack_frames, unpack_frames
 
 def describe(x):
     if isinstance(x, (bytes, bytearray, memoryview)):
-        return {"$bin": bytes(x).hex()}
+        return {"binary": bytes(x).hex()}
     if isinstance(x, (list, tuple)):
         return [describe(v) for v in x]
     if isinstance(x, dict):

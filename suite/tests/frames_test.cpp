@@ -17,12 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "reference/common/utf8.h"
 #include "reference/device/device.h"
 #include "reference/frames/compression.h"
 #include "reference/frames/errors.h"
 #include "reference/frames/header.h"
+#include "reference/frames/header_json.h"
 #include "reference/frames/packed.h"
 #include "reference/frames/wire.h"
+#include "suite/tests/support/bytes.h"
+#include "suite/tests/support/errors.h"
+#include "suite/tests/support/files.h"
 
 namespace serialcheck {
 namespace {
@@ -30,11 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string u64le(std::uint64_t v) {
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (8 * i));
-  return out;
-}
+using test_support::le64;
 
 std::vector<std::string> views(const std::vector<Frame>& frames) {
   std::vector<std::string> out;
@@ -50,13 +51,7 @@ std::vector<Frame> owned_frames(const std::vector<std::string>& payloads) {
 
 template <typename F>
 FrameError frame_error_of(F&& f) {
-  try {
-    f();
-  } catch (const FrameError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no FrameError thrown";
-  return FrameError(FrameErrorKind::CompressionFailed, "none thrown");
+  return test_support::error_of(f, FrameError(FrameErrorKind::CompressionFailed, "none thrown"));
 }
 
 std::string bytes_of(std::initializer_list<std::uint8_t> bytes) {
@@ -71,9 +66,9 @@ json bin(std::initializer_list<std::uint8_t> bytes) {
 
 TEST(PackedFrames, LayoutIsCountLengthsPayloadsLittleEndian) {
   const std::string packed = pack_frames(owned_frames({"ab", "", "xyz"}));
-  EXPECT_EQ(packed, u64le(3) + u64le(2) + u64le(0) + u64le(3) + "abxyz");
+  EXPECT_EQ(packed, le64(3) + le64(2) + le64(0) + le64(3) + "abxyz");
   EXPECT_EQ(packed_size(owned_frames({"ab", "", "xyz"})), packed.size());
-  EXPECT_EQ(pack_frames({}), u64le(0));
+  EXPECT_EQ(pack_frames({}), le64(0));
 }
 
 TEST(PackedFrames, PackIntoNeedsExactlyTheSize) {
@@ -118,11 +113,11 @@ TEST(PackedFrames, TruncatedPrelude) {
 
 TEST(PackedFrames, CountIsBoundedByTheInputBeforeAllocating) {
   // 2^64-1 frames claimed by 16 bytes: refused without reserving anything.
-  FrameError e = frame_error_of([] { unpack_frames(byte_span(u64le(~0ull) + u64le(0))); });
+  FrameError e = frame_error_of([] { unpack_frames(byte_span(le64(~0ull) + le64(0))); });
   EXPECT_EQ(e.kind(), FrameErrorKind::TooManyFrames);
   EXPECT_EQ(e.offset(), 0u);
   // Two frames need 16 bytes of lengths; 8 are there.
-  e = frame_error_of([] { unpack_frames(byte_span(u64le(2) + u64le(0))); });
+  e = frame_error_of([] { unpack_frames(byte_span(le64(2) + le64(0))); });
   EXPECT_EQ(e.kind(), FrameErrorKind::TooManyFrames);
   // A caller's limit.
   UnpackLimits limits;
@@ -134,13 +129,13 @@ TEST(PackedFrames, CountIsBoundedByTheInputBeforeAllocating) {
 }
 
 TEST(PackedFrames, LengthsRunningPastTheEndNameTheFrame) {
-  std::string packed = u64le(2) + u64le(1) + u64le(5) + "a" + "bcd";
+  std::string packed = le64(2) + le64(1) + le64(5) + "a" + "bcd";
   FrameError e = frame_error_of([&] { unpack_frames(byte_span(packed)); });
   EXPECT_EQ(e.kind(), FrameErrorKind::FrameOutOfRange);
   EXPECT_EQ(e.frame(), 1u);
   EXPECT_EQ(e.offset(), 16u) << "the offset of the bad length";
   // A length that would overflow a sum of offsets.
-  packed = u64le(2) + u64le(1) + u64le(~0ull) + "a";
+  packed = le64(2) + le64(1) + le64(~0ull) + "a";
   e = frame_error_of([&] { unpack_frames(byte_span(packed)); });
   EXPECT_EQ(e.kind(), FrameErrorKind::FrameOutOfRange);
   EXPECT_EQ(e.frame(), 1u);
@@ -322,7 +317,7 @@ TEST(Compression, NamesAndHeaderEntries) {
 TEST(Compression, Lz4IsASizePrefixedBlock) {
   const std::string data = compressible(50000);
   const std::string c = compress_frame(Compression::Lz4, byte_span(data));
-  EXPECT_EQ(c.substr(0, 4), u64le(50000).substr(0, 4));
+  EXPECT_EQ(c.substr(0, 4), le64(50000).substr(0, 4));
   EXPECT_LT(c.size(), data.size() / 10);
   EXPECT_EQ(declared_size(Compression::Lz4, byte_span(c)), 50000u);
   EXPECT_EQ(decompress_frame(Compression::Lz4, byte_span(c), 50000), data);
@@ -526,25 +521,7 @@ rc::Gen<json> gen_header(int depth) {
           rc::gen::container<std::vector<char32_t>>(rc::gen::oneOf(
               rc::gen::inRange<char32_t>(0, 0xD800), rc::gen::inRange<char32_t>(0xE000, 0x110000))),
           [](const std::vector<char32_t>& cps) {
-            std::string s;
-            for (char32_t c : cps) {
-              if (c < 0x80) {
-                s += static_cast<char>(c);
-              } else if (c < 0x800) {
-                s += static_cast<char>(0xC0 | (c >> 6));
-                s += static_cast<char>(0x80 | (c & 0x3F));
-              } else if (c < 0x10000) {
-                s += static_cast<char>(0xE0 | (c >> 12));
-                s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-                s += static_cast<char>(0x80 | (c & 0x3F));
-              } else {
-                s += static_cast<char>(0xF0 | (c >> 18));
-                s += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-                s += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-                s += static_cast<char>(0x80 | (c & 0x3F));
-              }
-            }
-            return json(s);
+            return json(utf8_from_code_points(std::u32string(cps.begin(), cps.end())));
           }));
   if (depth <= 0) return scalar;
   auto child = rc::gen::lazy([depth] { return gen_header(depth - 1); });
@@ -666,17 +643,12 @@ const char* python_executable() {
 #endif
 }
 
+// The file's bytes; "" when it cannot be read.
 std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return test_support::read_file(p).value_or("");
 }
 
-void write_file(const fs::path& p, std::string_view bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using test_support::write_file;
 
 // Runs frames_interop.py; returns its exit status and sets `output`.
 int run_interop(const std::string& verb, const fs::path& dir, std::string& output) {
@@ -689,47 +661,6 @@ int run_interop(const std::string& verb, const fs::path& dir, std::string& outpu
   std::size_t n;
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
   return pclose(p);
-}
-
-json from_description(const json& d) {
-  if (d.is_object() && d.size() == 1 && d.contains("$bin")) {
-    const std::string hex = d["$bin"];
-    std::vector<std::uint8_t> bytes;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-      bytes.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-    }
-    return json::binary(std::move(bytes));
-  }
-  if (d.is_array()) {
-    json out = json::array();
-    for (const auto& v : d) out.push_back(from_description(v));
-    return out;
-  }
-  if (d.is_object()) {
-    json out = json::object();
-    for (auto it = d.begin(); it != d.end(); ++it) out[it.key()] = from_description(it.value());
-    return out;
-  }
-  return d;
-}
-
-json to_description(const json& v) {
-  if (v.is_binary()) {
-    std::string hex;
-    for (std::uint8_t b : v.get_binary()) hex += fmt::format("{:02x}", b);
-    return {{"$bin", hex}};
-  }
-  if (v.is_array()) {
-    json out = json::array();
-    for (const auto& x : v) out.push_back(to_description(x));
-    return out;
-  }
-  if (v.is_object()) {
-    json out = json::object();
-    for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = to_description(it.value());
-    return out;
-  }
-  return v;
 }
 
 // Runs `produce` once per test in a fresh directory; skips (with the reason)
@@ -772,13 +703,13 @@ TEST_F(DistributedInterop, UnpacksDistributedsPackFrames) {
   auto frames = unpack_frames(byte_span(bytes));
   json got = json::array();
   for (const Frame& f : frames) got.push_back(json::binary({f.data, f.data + f.size}));
-  EXPECT_EQ(to_description(got), manifest_["packed"]);
+  EXPECT_EQ(header_to_text_json(got), manifest_["packed"]);
 }
 
 TEST_F(DistributedInterop, DecodesDistributedsMsgpackHeader) {
   const std::string bytes = read_file(dir_ / "header.msgpack");
   json h = decode_header(byte_span(bytes));
-  EXPECT_EQ(h, from_description(manifest_["header"]));
+  EXPECT_EQ(h, header_from_text_json(manifest_["header"]));
   EXPECT_TRUE(h["type-serialized"].is_binary());
   EXPECT_EQ(h["writeable"], json::array({true, false})) << "tuples are arrays";
   EXPECT_EQ(h["big"].get<std::uint64_t>(), ~0ull);
@@ -794,7 +725,7 @@ TEST_F(DistributedInterop, UnpacksDistributedsSerializeBytes) {
     SCOPED_TRACE(it.key());
     const std::string bytes = read_file(dir_ / (it.key() + ".bin"));
     Message m = unpack_message(byte_span(bytes));
-    EXPECT_EQ(m.header, from_description(it.value()["header"]));
+    EXPECT_EQ(m.header, header_from_text_json(it.value()["header"]));
     const std::string want = read_file(dir_ / (it.key() + ".frames"));
     EXPECT_EQ(views(m.frames), views(unpack_frames(byte_span(want))));
     for (const auto& c : m.header["compression"]) compressed += c.is_string() ? 1 : 0;
@@ -855,7 +786,7 @@ TEST_F(DistributedInterop, DistributedLoadsWhatTheReferencePacks) {
       {"long", std::string(70000, 'q')},
   };
   write_file(dir_ / "ref-header.msgpack", encode_header(sample));
-  write_file(dir_ / "ref-header.json", to_description(sample).dump());
+  write_file(dir_ / "ref-header.json", header_to_text_json(sample).dump());
   const std::string payload = compressible(100000);
   write_file(dir_ / "payload.bin", payload);
   for (const auto& codec : codecs) {

@@ -35,6 +35,7 @@
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/files.h"
 
 namespace serialcheck {
 namespace {
@@ -42,7 +43,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path golden_dir() {
-  return fs::path(SERIALCHECK_SOURCE_DIR) / "corpus" / "golden";
+  return test_support::source_path("corpus/golden");
 }
 
 struct BufferFile {
@@ -74,11 +75,7 @@ struct Manifest {
   std::vector<GoldenVariant> variants;
 };
 
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test_support::read_file;
 
 Manifest load_manifest() {
   Manifest m;
