@@ -1,0 +1,236 @@
+// The encoder's atom fast path (used by the encoder only): the values a
+// container's item loop writes in place, with no task (None, ints, strs,
+// and the kinds save() writes without pushing anything), and the runs of
+// small ints and Nones written with the writer's checks made once per run.
+// CPython has no such path; what it writes is what save_long (BININT*),
+// save_none and save_unicode (Modules/_pickle.c) write for each item, and
+// the frame boundaries fall where _Pickler_OpcodeBoundary would put them.
+//
+// Nothing here throws but what save() throws (through dispatch()).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "reference/pickle/internal/encoder_memo.h"
+#include "reference/pickle/internal/encoder_state.h"
+
+namespace serialcheck::pickle::encoder_internal {
+
+// An Int node written as BININT1/BININT2/BININT (binary protocols).
+inline bool Encoder::fits_binint(const Node* n) const {
+  return bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX;
+}
+
+// save_long's BININT1/BININT2/BININT choice, as one store.
+[[gnu::always_inline]] inline void Encoder::put_binint(std::int32_t v) {
+  const auto u = static_cast<std::uint32_t>(v);
+  if (u < 0x100) {
+    put_word(static_cast<std::uint8_t>(op(Op::BININT1)) | std::uint64_t{u} << 8, 2);
+  } else if (u < 0x10000) {
+    put_word(static_cast<std::uint8_t>(op(Op::BININT2)) | std::uint64_t{u} << 8, 3);
+  } else {
+    put_word(static_cast<std::uint8_t>(op(Op::BININT)) | std::uint64_t{u} << 8, 5);
+  }
+}
+
+// save_unicode: one str node, memoized. A one-character latin-1 str is
+// memoized by value (see singleton_slot), any other by identity.
+[[gnu::always_inline]] inline void Encoder::save_str(const Node* n) {
+  const std::string_view utf8 = n->payload();
+  MemoId* slot;
+  if (int s = latin1_singleton_slot(utf8); s >= 0) {
+    slot = &char_memo(s);
+  } else {
+    slot = node_memo_->find_or_add(n);
+  }
+  if (*slot != kNoMemo) {
+    memo_get(*slot);
+    return;
+  }
+  if (n->flag) [[unlikely]] {
+    save_interned_value(utf8, slot);
+    return;
+  }
+  if (proto_ >= 4 && utf8.size() <= 0xff) {
+    // The common case in one reservation: SHORT_BINUNICODE, the length,
+    // the text, MEMOIZE.
+    const MemoId id = next_memo_id();
+    open_frame_if_needed();
+    reserve(utf8.size() + 8);
+    char* dst = cur_;
+    store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) |
+                        std::uint64_t{utf8.size()} << 8);
+    copy_bytes(dst + 2, utf8.data(), utf8.size());
+    dst[2 + utf8.size()] = op(Op::MEMOIZE);
+    cur_ += utf8.size() + 3;
+    *slot = id;
+    return;
+  }
+  save_str_data(utf8, true);
+  *slot = memo_put_op();
+}
+
+// Writes `n` now and returns true when its save pushes no tasks (atoms,
+// str, bytes, globals); returns false, having written nothing, for the
+// others. One switch on the kind, with the commonest cases written here.
+[[gnu::always_inline]] inline bool Encoder::save_if_inline(const Node* n) {
+  if (n == nullptr) dispatch(n);  // fails
+  if (n->kind == Kind::Str) {  // the commonest item of all, before the switch's jump
+    boundary();
+    save_str(n);
+    return true;
+  }
+  switch (n->kind) {
+    case Kind::None:
+      boundary();
+      put(op(Op::NONE));
+      return true;
+    case Kind::Int:
+      if (fits_binint(n)) {
+        boundary();
+        put_binint(static_cast<std::int32_t>(n->small));
+      } else {
+        dispatch(n);
+      }
+      return true;
+    case Kind::Str:
+      boundary();
+      save_str(n);
+      return true;
+    case Kind::Bool:
+    case Kind::Float:
+    case Kind::Bytes:
+    case Kind::ByteArray:
+    case Kind::PickleBuffer:
+    case Kind::Global: dispatch(n); return true;
+    default: return false;
+  }
+}
+
+// ---- runs of small atoms ----------------------------------------------------
+// Containers of ints and Nones are common (pyperformance's LIST, TUPLE and
+// MICRO_DICT are mostly that), and for them the per-item checks of put()
+// (frame open? room left?) and boundary() (frame full?) cost more than the
+// writing. A run writes such items with those checks made once for the
+// whole run: it takes only as many items as certainly fit in the buffer
+// and in the open frame, writing at most kAtomBytes each, so the checks it
+// skips could not have fired. It stops at the first other item and leaves
+// it, and anything past its room, to the general path.
+
+// How many atoms may be written from here with no check (see above).
+[[gnu::always_inline]] inline std::size_t Encoder::atom_room() const {
+  if (!bin_ || (framing_ && frame_ == nullptr)) return 0;  // the general path opens it
+  std::size_t room = static_cast<std::size_t>(end_ - cur_);
+  room = room > 8 ? room - 8 : 0;  // store_word's slack
+  if (frame_ != nullptr) {
+    // boundary() commits when the frame holds kFrameSizeTarget bytes.
+    const std::size_t held = static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize;
+    room = std::min(room, held < kFrameSizeTarget ? kFrameSizeTarget - 1 - held : 0);
+  }
+  return room / kAtomBytes;
+}
+
+[[gnu::always_inline]] inline bool Encoder::maybe_atom(const Node* n) {
+  return n != nullptr && (n->kind == Kind::Int || n->kind == Kind::None);
+}
+
+// Writes `n` at `c` when it is None or an int BININT* holds; returns the
+// new end, or nullptr having written nothing.
+[[gnu::always_inline]] inline char* Encoder::put_atom(char* c, const Node* n) {
+  if (n->kind == Kind::Int && !n->big) {
+    // A branch per form: in a run the form repeats, so they predict well
+    // and cost less than selecting size and opcode without branches. The
+    // small forms are tested on the int64 itself (a negative one is a
+    // huge unsigned value), the int32 range only for BININT.
+    const auto v = static_cast<std::uint64_t>(n->small);
+    if (v < 0x100) {
+      store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | v << 8);
+      return c + 2;
+    }
+    if (v < 0x10000) {
+      store_word(c, static_cast<std::uint8_t>(op(Op::BININT2)) | v << 8);
+      return c + 3;
+    }
+    if (n->small >= INT32_MIN && n->small <= INT32_MAX) {
+      // The opcode and the four bytes as two stores: shifting and masking
+      // them into one word costs more.
+      const auto u = static_cast<std::uint32_t>(n->small);
+      *c = op(Op::BININT);
+      std::memcpy(c + 1, &u, 4);
+      return c + 5;
+    }
+    return nullptr;
+  }
+  if (n->kind == Kind::None) {
+    *c = op(Op::NONE);
+    return c + 1;
+  }
+  return nullptr;
+}
+
+// The loops of a run, apart from the encoder (a function of their own, so
+// that what the item loops around them keep in registers does not crowd
+// them): write atoms at `c` from `p` up to `last` or the first non-atom.
+Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last) {
+  for (; p != last; ++p) {
+    const Node* n = *p;
+    if (n == nullptr) break;
+    char* next = put_atom(c, n);
+    if (next == nullptr) break;
+    c = next;
+  }
+  return {p, c};
+}
+Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* last) {
+  for (; p != last; p += 2) {
+    if (p[0] == nullptr || p[1] == nullptr) break;
+    char* next = put_atom(c, p[0]);
+    if (next == nullptr) break;
+    next = put_atom(next, p[1]);
+    if (next == nullptr) break;  // the key's bytes are past cur_: not written
+    c = next;
+  }
+  return {p, c};
+}
+
+// Items [i, stop) of a sequence: writes the leading run of atoms, as far
+// as the room allows, and returns the index of the first item not written.
+[[gnu::always_inline]] inline std::size_t Encoder::atom_run(const std::vector<Node*>& v,
+                                                            std::size_t i, std::size_t stop) {
+  if (!maybe_atom(v[i])) return i;  // decided before the room is worked out
+  const std::size_t k = std::min(stop - i, atom_room());
+  if (k == 0) return i;
+  const RunEnd end = write_atoms(cur_, v.data() + i, v.data() + i + k);
+  cur_ = end.c;
+  return static_cast<std::size_t>(end.p - v.data());
+}
+
+// The same over dict entries [i, stop): key0, value0, key1... A run stops
+// before an entry whose key or value is not an atom, having written
+// neither.
+[[gnu::always_inline]] inline std::size_t Encoder::atom_pair_run(const std::vector<Node*>& v,
+                                                                 std::size_t i, std::size_t stop) {
+  if (!maybe_atom(v[2 * i]) || !maybe_atom(v[2 * i + 1])) return i;
+  const std::size_t k = std::min(stop - i, atom_room() / 2);
+  if (k == 0) return i;
+  const RunEnd end = write_atom_pairs(cur_, v.data() + 2 * i, v.data() + 2 * (i + k));
+  cur_ = end.c;
+  return static_cast<std::size_t>(end.p - v.data()) / 2;
+}
+
+inline std::size_t Encoder::run_of_atoms(SeqView view, std::size_t i, std::size_t stop) {
+  return atom_run(view.v, i, stop);
+}
+inline std::size_t Encoder::run_of_atoms(InterleavedView view, std::size_t i, std::size_t stop) {
+  return atom_pair_run(view.v, i, stop);
+}
+inline std::size_t Encoder::run_of_atoms(PairView, std::size_t i, std::size_t) {
+  return i;
+}
+
+}  // namespace serialcheck::pickle::encoder_internal

@@ -1,0 +1,251 @@
+// The encoder's memo (used by the encoder only): the table of nodes by
+// identity, the memo by value of the str and bytes objects CPython keeps as
+// singletons, and the opcodes that put and get memo entries
+// (Modules/_pickle.c: memo_put, memo_get, PyMemoTable).
+//
+// Identity rules, as CPython's object identity plays out for the model:
+//  - nodes are memoized by address; globals by (module, qualname)
+//    (encoder_globals.cpp);
+//  - '' and one-character latin-1 strs, b'' and one-byte bytes are
+//    singletons in CPython, so those nodes are memoized by value;
+//  - temporary objects (argument tuples of reduce, the list a set is reduced
+//    to, the str inside codecs.encode(...)) take a memo slot but can never be
+//    fetched again (memo_fresh).
+//
+// memo_put_op() throws PickleError (LimitExceeded) past 2**32 - 2 entries.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference/pickle/errors.h"
+#include "reference/pickle/internal/encoder_state.h"
+
+namespace serialcheck::pickle::encoder_internal {
+
+// The memo of nodes by identity: an open-addressing table of pointers whose
+// storage outlives one encode. Clearing it bumps a generation instead of
+// touching the slots, so a dumps of a few dozen objects neither allocates
+// nor rehashes from empty (growing from empty was a quarter of the time of
+// pyperformance's DICT_GROUP dumps). Each thread keeps a small pool, and an
+// encode inside an encode (a tensor's storage stream) takes its own table.
+class NodeMemo {
+ public:
+  // A table this large is not kept for the next call: probing it would touch
+  // memory spread over more than the caches hold for a small pickle.
+  static constexpr std::size_t kKeepSlots = std::size_t{1} << 14;
+
+  void clear() {
+    if (slots_.size() > kKeepSlots) {
+      slots_ = {};
+      mask_ = 0;
+      limit_ = 0;
+      generation_ = 1;
+    } else if (++generation_ == 0) {  // wrapped: no stale slot may look current
+      for (Slot& slot : slots_) slot.generation = 0;
+      generation_ = 1;
+    }
+    size_ = 0;
+  }
+
+  MemoId find(const Node* key) const {
+    if (slots_.empty()) return kNoMemo;
+    for (std::size_t i = index(key);; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.generation != generation_) return kNoMemo;
+      if (slot.key == key) return slot.value;
+    }
+  }
+
+  // The value slot of `key`, added (holding kNoMemo) when the key is new:
+  // one probe for a lookup followed by an insert. The slot stays valid
+  // until the next insert.
+  [[gnu::always_inline]] MemoId* find_or_add(const Node* key) {
+    if (size_ >= limit_) [[unlikely]] grow();
+    Slot* slots = slots_.data();
+    std::size_t i = index(key);
+    while (slots[i].generation == generation_) {
+      if (slots[i].key == key) return &slots[i].value;
+      i = (i + 1) & mask_;
+    }
+    slots[i] = Slot{key, kNoMemo, generation_};
+    ++size_;
+    return &slots[i].value;
+  }
+
+  // Keeps the first value of a key put twice.
+  void insert(const Node* key, MemoId value) {
+    if (size_ >= limit_) grow();
+    if (place(key, value)) ++size_;
+  }
+
+ private:
+  struct Slot {  // 16 bytes: four to a cache line
+    const Node* key = nullptr;
+    MemoId value = 0;
+    std::uint32_t generation = 0;
+  };
+
+  std::size_t index(const Node* key) const {
+    const auto bits = reinterpret_cast<std::uintptr_t>(key);
+    // Fibonacci hashing: the product's top bits, as many as the table has.
+    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+
+  bool place(const Node* key, MemoId value) {
+    std::size_t i = index(key);
+    while (slots_[i].generation == generation_) {
+      if (slots_[i].key == key) return false;
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = Slot{key, value, generation_};
+    return true;
+  }
+
+  // Keeps the table at most half full.
+  [[gnu::noinline]] void grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    mask_ = slots_.size() - 1;
+    shift_ = 64 - std::countr_zero(slots_.size());
+    limit_ = slots_.size() / 2;
+    const std::uint32_t current = generation_;
+    generation_ = 1;
+    for (const Slot& slot : old) {
+      if (slot.generation == current) place(slot.key, slot.value);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  int shift_ = 63;  // 64 - log2(the slot count)
+  std::size_t limit_ = 0;  // grow() before the size reaches it
+  std::size_t size_ = 0;
+  std::uint32_t generation_ = 1;
+};
+
+// Index into a 257-slot singleton table: '' -> 256, one latin-1 character
+// (given as UTF-8) -> its code point; -1 otherwise.
+inline int latin1_singleton_slot(std::string_view utf8) {
+  if (utf8.size() > 2) return -1;  // the common case, decided first
+  if (utf8.empty()) return 256;
+  auto b0 = static_cast<unsigned char>(utf8[0]);
+  if (utf8.size() == 1 && b0 < 0x80) return b0;
+  if (utf8.size() == 2 && (b0 == 0xc2 || b0 == 0xc3)) {
+    auto b1 = static_cast<unsigned char>(utf8[1]);
+    if ((b1 & 0xc0) == 0x80) return ((b0 & 0x1f) << 6) | (b1 & 0x3f);
+  }
+  return -1;
+}
+
+// The same for bytes: b'' -> 256, one byte -> its value; -1 otherwise.
+inline int bytes_singleton_slot(std::string_view data) {
+  if (data.empty()) return 256;
+  if (data.size() == 1) return static_cast<unsigned char>(data[0]);
+  return -1;
+}
+
+// The next memo id, taken.
+[[gnu::always_inline]] inline MemoId Encoder::next_memo_id() {
+  if (memo_size_ == kNoMemo - 1) [[unlikely]] memo_full();
+  return memo_size_++;
+}
+
+// memo_put: MEMOIZE from protocol 4, else PUT, BINPUT or LONG_BINPUT with the
+// new id. Returns the id.
+[[gnu::always_inline]] inline MemoId Encoder::memo_put_op() {
+  MemoId idx = next_memo_id();
+  if (proto_ >= 4) {
+    put(op(Op::MEMOIZE));
+  } else if (!bin_) {
+    put(op(Op::PUT));
+    put_decimal(static_cast<std::int64_t>(idx));
+    put('\n');
+  } else if (idx < 256) {
+    put_word(static_cast<std::uint8_t>(op(Op::BINPUT)) | std::uint64_t{idx} << 8, 2);
+  } else {
+    put_word(static_cast<std::uint8_t>(op(Op::LONG_BINPUT)) | std::uint64_t{idx} << 8, 5);
+  }
+  return idx;
+}
+
+void Encoder::memo_full() {
+  throw PickleError(ErrorKind::LimitExceeded, offset(),
+                    "more than 4294967294 memoized objects in one pickle");
+}
+
+// memo_get: BINGET for the first 256 ids, LONG_BINGET past them, GET at
+// protocol 0.
+[[gnu::always_inline]] inline void Encoder::memo_get(MemoId idx) {
+  if (bin_ && idx < 256) {
+    put_word(static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{idx} << 8, 2);
+  } else {
+    memo_get_long(idx);
+  }
+}
+void Encoder::memo_get_long(MemoId idx) {
+  if (!bin_) {
+    put(op(Op::GET));
+    put_decimal(static_cast<std::int64_t>(idx));
+    put('\n');
+  } else if (idx < 256) {
+    put_word(static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{idx} << 8, 2);
+  } else {
+    put_word(static_cast<std::uint8_t>(op(Op::LONG_BINGET)) | std::uint64_t{idx} << 8, 5);
+  }
+}
+
+// The memo slot of a temporary object, which nothing fetches again.
+inline void Encoder::memo_fresh() {
+  memo_put_op();
+}
+
+// The singleton memo tables are cleared on first use: most pickles hold no
+// one-character str, and clearing 4 KiB costs as much as a small dumps.
+inline MemoId& Encoder::char_memo(int slot) {
+  if (!singletons_ready_) clear_singletons();
+  return char_memo_[static_cast<std::size_t>(slot)];
+}
+inline MemoId& Encoder::bytes_memo(int slot) {
+  if (!singletons_ready_) clear_singletons();
+  return bytes_memo_[static_cast<std::size_t>(slot)];
+}
+inline void Encoder::clear_singletons() {
+  char_memo_.fill(kNoMemo);
+  bytes_memo_.fill(kNoMemo);
+  singletons_ready_ = true;
+}
+
+// The by-value slot of a singleton str or bytes node; nullptr for others.
+inline MemoId* Encoder::singleton_slot(const Node* n) {
+  if (n->kind == Kind::Str) {
+    int s = latin1_singleton_slot(n->payload());
+    return s < 0 ? nullptr : &char_memo(s);
+  }
+  if (n->kind == Kind::Bytes) {
+    int s = bytes_singleton_slot(n->payload());
+    return s < 0 ? nullptr : &bytes_memo(s);
+  }
+  return nullptr;
+}
+
+inline MemoId Encoder::find_memo(const Node* n) {
+  if (MemoId* slot = singleton_slot(n)) return *slot;
+  return node_memo_->find(n);
+}
+
+inline void Encoder::memo_put_node(const Node* n) {
+  MemoId idx = memo_put_op();
+  if (MemoId* slot = singleton_slot(n)) {
+    *slot = idx;
+  } else {
+    node_memo_->insert(n, idx);
+  }
+}
+
+}  // namespace serialcheck::pickle::encoder_internal
