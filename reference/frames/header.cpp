@@ -7,49 +7,13 @@
 #include <utility>
 #include <vector>
 
+#include "reference/common/utf8.h"
+
 namespace serialcheck {
 
 namespace {
 
 using json = nlohmann::json;
-
-// Offset of the first byte that is not part of a valid UTF-8 sequence under
-// Python's strict decoder (no overlongs, no surrogates, nothing above
-// U+10FFFF), or npos.
-std::size_t invalid_utf8_at(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // bounds of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return i;
-    }
-    if (n - i < len) return i;
-    if (p[i + 1] < lo || p[i + 1] > hi) return i;
-    for (std::size_t k = 2; k < len; ++k) {
-      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
-    }
-    i += len;
-  }
-  return std::string_view::npos;
-}
 
 std::string pointer_of(const std::vector<std::string>& path) {
   if (path.empty()) return "the top level";
@@ -113,7 +77,7 @@ class BoundedBuilder {
   }
 
   bool utf8(const std::string& s, const char* what) {
-    const std::size_t bad = invalid_utf8_at(s);
+    const std::size_t bad = utf8_error_at(s, Surrogates::Reject);
     if (bad == std::string_view::npos) return true;
     fail(FrameErrorKind::HeaderMalformed,
          fmt::format("{} at {} is not valid UTF-8 (byte {} of the string)", what, here(), bad));
@@ -183,7 +147,7 @@ void check_encodable(const json& root, const HeaderLimits& limits) {
     const json& node = *item.node;
     const std::string where = item.where.empty() ? "the top level" : item.where;
     if (node.is_string()) {
-      const std::size_t bad = invalid_utf8_at(node.get_ref<const std::string&>());
+      const std::size_t bad = utf8_error_at(node.get_ref<const std::string&>(), Surrogates::Reject);
       if (bad != std::string_view::npos) {
         throw FrameError(
             FrameErrorKind::HeaderMalformed,
@@ -201,7 +165,7 @@ void check_encodable(const json& root, const HeaderLimits& limits) {
         }
       } else {
         for (auto it = node.begin(); it != node.end(); ++it) {
-          const std::size_t bad = invalid_utf8_at(it.key());
+          const std::size_t bad = utf8_error_at(it.key(), Surrogates::Reject);
           if (bad != std::string_view::npos) {
             throw FrameError(
                 FrameErrorKind::HeaderMalformed,

@@ -17,6 +17,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "reference/common/pyrepr.h"
+#include "reference/common/utf8.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
 #include "reference/pickle/reader.h"
@@ -37,65 +39,21 @@ constexpr std::size_t kMaxIntBytes = 1785;
 // 2n^2 spaces (50,000 of them, 5 GB).
 constexpr std::size_t kMaxIndentLevels = 32;
 
-void append_escaped(std::string& out, char32_t cp, char quote) {
-  switch (cp) {
-    case '\\': out += "\\\\"; return;
-    case '\n': out += "\\n"; return;
-    case '\r': out += "\\r"; return;
-    case '\t': out += "\\t"; return;
-    default: break;
-  }
-  if (cp == static_cast<char32_t>(quote)) {
-    out += '\\';
-    out += quote;
-  } else if (cp >= 0x20 && cp < 0x7F) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x100) {
-    out += fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
-  } else if (cp < 0x10000) {
-    out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
-  } else {
-    out += fmt::format("\\U{:08x}", static_cast<unsigned>(cp));
-  }
-}
-
-// Python's quote choice: single quotes unless the text has ' and no ".
-char pick_quote(bool has_single, bool has_double) {
-  return has_single && !has_double ? '"' : '\'';
-}
-
 std::string cut(std::string s, std::size_t total) {
   if (s.size() <= kMaxArgChars) return s;
   s.resize(kMaxArgChars);
   return s + fmt::format("... ({} total)", total);
 }
 
-// Like repr(str), with non-ASCII characters escaped (as ascii() does).
+// ascii(str) and repr(bytes), cut to kMaxArgChars.
 std::string str_repr(std::string_view utf8) {
-  const std::u32string cps = decode_utf8_surrogatepass(utf8);
-  const bool single = cps.find(U'\'') != std::u32string::npos;
-  const bool dbl = cps.find(U'"') != std::u32string::npos;
-  const char q = pick_quote(single, dbl);
-  std::string out(1, q);
-  for (char32_t cp : cps) {
-    append_escaped(out, cp, q);
-    if (out.size() > kMaxArgChars) break;
-  }
-  out += q;
-  return cut(std::move(out), cps.size());
+  std::string out = ascii_repr(utf8, kMaxArgChars);
+  if (out.size() <= kMaxArgChars) return out;
+  return cut(std::move(out), utf8_to_code_points(utf8).size());
 }
 
 std::string bytes_repr(std::string_view data, std::string_view prefix = "b") {
-  const bool single = data.find('\'') != std::string_view::npos;
-  const bool dbl = data.find('"') != std::string_view::npos;
-  const char q = pick_quote(single, dbl);
-  std::string out = std::string(prefix) + q;
-  for (char c : data) {
-    append_escaped(out, static_cast<unsigned char>(c), q);
-    if (out.size() > kMaxArgChars) break;
-  }
-  out += q;
-  return cut(std::move(out), data.size());
+  return cut(serialcheck::bytes_repr(data, prefix, kMaxArgChars), data.size());
 }
 
 bool is_decimal(std::string_view s, bool allow_sign) {
@@ -455,9 +413,10 @@ std::string format_disassembly(const Disassembly& d) {
     } else {
       code = fmt::format("\\x{:02x}", ins.code);
     }
-    std::string line = fmt::format("{:>5}: {:<4} {}{}", ins.offset, code,
-                                   std::string(4 * std::min(static_cast<std::size_t>(ins.depth), kMaxIndentLevels), ' '),
-                                   info ? info->name : std::string_view(ins.name));
+    std::string line = fmt::format(
+        "{:>5}: {:<4} {}{}", ins.offset, code,
+        std::string(4 * std::min(static_cast<std::size_t>(ins.depth), kMaxIndentLevels), ' '),
+        info ? info->name : std::string_view(ins.name));
     if (!ins.arg.empty()) {
       // Align arguments as pickletools does: names padded to 10 columns.
       line += std::string(ins.name.size() < 10 ? 10 - ins.name.size() : 0, ' ');

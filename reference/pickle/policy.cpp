@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reference/common/pyrepr.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::pickle {
@@ -104,24 +105,6 @@ constexpr std::string_view kDefaultEntries[] = {
     "torch.int64",
     "torch.uint8",
 };
-
-void put_char(std::string& out, unsigned cp, char quote) {
-  switch (cp) {
-    case '\\': out += "\\\\"; return;
-    case '\n': out += "\\n"; return;
-    case '\r': out += "\\r"; return;
-    case '\t': out += "\\t"; return;
-    default: break;
-  }
-  if (cp == static_cast<unsigned char>(quote)) {
-    out += '\\';
-    out += quote;
-  } else if (cp >= 0x20 && cp < 0x7F) {
-    out += static_cast<char>(cp);
-  } else {
-    out += fmt::format("\\x{:02x}", cp);
-  }
-}
 
 class Describer {
  public:
@@ -232,7 +215,7 @@ class Describer {
     out_ += '\'';
     for (char c : data) {
       if (full()) return ellipsis();
-      put_char(out_, static_cast<unsigned char>(c), '\'');
+      append_repr_char(out_, static_cast<unsigned char>(c), '\'');
     }
     out_ += '\'';
   }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "reference/common/pyrepr.h"
 #include "reference/pickle/decoder.h"
 
 namespace serialcheck::pickle {
@@ -29,12 +30,7 @@ std::string capped(std::string_view s) {
 std::string display(std::string_view s) {
   std::string out;
   for (std::size_t i = 0; i < s.size() && out.size() < kMaxFieldChars; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7F || c == '\\') {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
+    append_escaped_bytes(out, s.substr(i, 1), Shown::AllButControls);
   }
   if (out.size() >= kMaxFieldChars && s.size() > kMaxFieldChars) out += "...";
   return out;

@@ -1,150 +1,25 @@
 #include "reference/pickle/text.h"
 
 #include <cstdint>
-#include <cstring>
+
+#include "reference/common/hex.h"
 
 namespace serialcheck::pickle {
-
-namespace {
-
-constexpr char kHexLower[] = "0123456789abcdef";
-
-int hex_value(unsigned char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool is_cont(unsigned char c) {
-  return (c & 0xC0) == 0x80;
-}
-
-// Length of the well-formed (surrogatepass) sequence at s[i], 0 when malformed.
-// Follows the table of well-formed UTF-8 byte sequences (Unicode 3.9, D92),
-// with ED A0..BF allowed as well: those are the surrogates.
-std::size_t sequence_length(std::string_view s, std::size_t i) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  const std::size_t left = s.size() - i;
-  if (b0 < 0x80) return 1;
-  if (b0 < 0xC2) return 0;  // continuation byte or overlong 2-byte lead
-  if (b0 < 0xE0) {
-    return left >= 2 && is_cont(static_cast<unsigned char>(s[i + 1])) ? 2 : 0;
-  }
-  if (b0 < 0xF0) {
-    if (left < 3) return 0;
-    const auto b1 = static_cast<unsigned char>(s[i + 1]);
-    const auto b2 = static_cast<unsigned char>(s[i + 2]);
-    if (!is_cont(b1) || !is_cont(b2)) return 0;
-    if (b0 == 0xE0 && b1 < 0xA0) return 0;  // overlong
-    return 3;
-  }
-  if (b0 < 0xF5) {
-    if (left < 4) return 0;
-    const auto b1 = static_cast<unsigned char>(s[i + 1]);
-    if (!is_cont(b1) || !is_cont(static_cast<unsigned char>(s[i + 2])) ||
-        !is_cont(static_cast<unsigned char>(s[i + 3]))) {
-      return 0;
-    }
-    if (b0 == 0xF0 && b1 < 0x90) return 0;   // overlong
-    if (b0 == 0xF4 && b1 >= 0x90) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-char32_t decode_at(std::string_view s, std::size_t i, std::size_t len) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  switch (len) {
-    case 1: return b(0);
-    case 2: return (char32_t(b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return (char32_t(b(0) & 0x0F) << 12) | (char32_t(b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    default:
-      return (char32_t(b(0) & 0x07) << 18) | (char32_t(b(1) & 0x3F) << 12) |
-             (char32_t(b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-  }
-}
-
-}  // namespace
-
-bool valid_utf8_surrogatepass(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    // Fast path over ASCII runs, eight bytes at a time: most payloads are
-    // mostly ASCII.
-    while (s.size() - i >= 8) {
-      std::uint64_t word;
-      std::memcpy(&word, s.data() + i, 8);
-      if ((word & 0x8080808080808080ull) != 0) break;
-      i += 8;
-    }
-    if (i >= s.size()) break;
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    const std::size_t len = sequence_length(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
-
-std::u32string decode_utf8_surrogatepass(std::string_view s) {
-  std::u32string out;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    std::size_t len = sequence_length(s, i);
-    if (len == 0) len = 1;  // precondition broken: degrade byte-wise, never overrun
-    out += decode_at(s, i, len);
-    i += len;
-  }
-  return out;
-}
-
-std::string encode_utf8_surrogatepass(std::u32string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char32_t cp : s) append_utf8(out, cp);
-  return out;
-}
 
 std::string raw_unicode_escape_encode(std::string_view utf8) {
   std::string out;
   out.reserve(utf8.size());
   std::size_t i = 0;
   while (i < utf8.size()) {
-    std::size_t len = sequence_length(utf8, i);
-    if (len == 0) len = 1;
-    const char32_t cp = decode_at(utf8, i, len);
-    i += len;
+    const char32_t cp = utf8_next_code_point(utf8, i);
     if (cp >= 0x10000) {
       out += "\\U";
-      for (int shift = 28; shift >= 0; shift -= 4) out += kHexLower[(cp >> shift) & 0xF];
+      append_hex_digits(out, cp, 8);
     } else if (cp >= 0x100 || cp == '\\' || cp == 0 || cp == '\n' || cp == '\r' || cp == 0x1A) {
       // Backslash and line ends must not appear raw: the argument is one
       // line, and a raw backslash would start an escape on the way back.
       out += "\\u";
-      for (int shift = 12; shift >= 0; shift -= 4) out += kHexLower[(cp >> shift) & 0xF];
+      append_hex_digits(out, cp, 4);
     } else {
       out += static_cast<char>(cp);  // latin-1
     }
@@ -176,7 +51,7 @@ std::optional<std::string> raw_unicode_escape_decode(std::string_view in) {
     if (in.size() - i < digits) return std::nullopt;
     std::uint32_t cp = 0;
     for (std::size_t k = 0; k < digits; ++k) {
-      const int h = hex_value(static_cast<unsigned char>(in[i + k]));
+      const int h = hex_digit_value(in[i + k]);
       if (h < 0) return std::nullopt;
       cp = (cp << 4) | static_cast<std::uint32_t>(h);
     }
@@ -236,8 +111,8 @@ std::optional<std::string> string_literal_decode(std::string_view quoted) {
       }
       case 'x': {
         if (in.size() - i < 2) return std::nullopt;
-        const int hi = hex_value(static_cast<unsigned char>(in[i]));
-        const int lo = hex_value(static_cast<unsigned char>(in[i + 1]));
+        const int hi = hex_digit_value(in[i]);
+        const int lo = hex_digit_value(in[i + 1]);
         if (hi < 0 || lo < 0) return std::nullopt;
         out += static_cast<char>(hi * 16 + lo);
         i += 2;
