@@ -3,15 +3,14 @@
 #include <optional>
 #include <string>
 
-#include "reference/pickle/text.h"
+#include "reference/common/utf8.h"
+#include "reference/types/internal/forms.h"
 
 namespace serialcheck::types {
 
 namespace {
 
-bool is_str(const Node* n, std::string_view text) {
-  return n->kind == Kind::Str && n->payload() == text;
-}
+using internal::is_str;
 
 // The str's code points as bytes when every one is below 256 (what
 // str.encode('latin-1') gives), nullopt otherwise.
@@ -19,7 +18,7 @@ std::optional<std::string> latin1_bytes(const Node& str) {
   const std::string_view utf8 = str.payload();
   std::string out;
   out.reserve(utf8.size());
-  for (char32_t cp : pickle::decode_utf8_surrogatepass(utf8)) {
+  for (char32_t cp : utf8_to_code_points(utf8)) {
     if (cp > 0xFF) return std::nullopt;
     out += static_cast<char>(cp);
   }

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "reference/pickle/errors.h"
+#include "reference/types/pickle_codec.h"
 
 namespace serialcheck::types {
 
@@ -14,9 +14,8 @@ const Node* Lowering::lower(const Node* n) {
     case Kind::Tensor: out = lower_tensor(*this, *n); break;
     case Kind::Module: out = lower_module(*this, *n); break;
     default:
-      throw pickle::PickleError(pickle::ErrorKind::Unpicklable, 0,
-                                "a " + std::string(kind_name(n->kind)) +
-                                    " has no pickle form; send it with the cuda family");
+      refuse_pickling("a " + std::string(kind_name(n->kind)) +
+                      " has no pickle form; send it with the cuda family");
   }
   lowered_.emplace(n, out);
   return out;

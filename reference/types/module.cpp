@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "reference/pickle/errors.h"
-#include "reference/pickle/text.h"
+#include "reference/common/utf8.h"
 #include "reference/types/domain.h"
+#include "reference/types/pickle_codec.h"
 
 namespace serialcheck::types {
 
@@ -17,8 +17,8 @@ constexpr std::string_view kSubimportName = "subimport";
 
 std::optional<std::string> module_name_problem(std::string_view name) {
   if (name.empty()) return "an empty module name";
-  if (!pickle::valid_utf8_surrogatepass(name)) return "a module name that is not UTF-8";
-  for (char32_t cp : pickle::decode_utf8_surrogatepass(name)) {
+  if (!valid_utf8(name, Surrogates::Allow)) return "a module name that is not UTF-8";
+  for (char32_t cp : utf8_to_code_points(name)) {
     if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) {
       return "a module name with a NUL or a lone surrogate";
     }
@@ -31,8 +31,7 @@ std::optional<std::string> module_name_problem(std::string_view name) {
 
 Node* lower_module(Lowering& lowering, const Node& n) {
   if (auto problem = module_name_problem(n.name)) {
-    throw pickle::PickleError(pickle::ErrorKind::Unpicklable, 0,
-                              "can't pickle module: " + *problem);
+    refuse_pickling("can't pickle module: " + *problem);
   }
   // Python has one module object per name (sys.modules), so every Module
   // node of one name is written as that one object: the second is a memo GET.

@@ -8,15 +8,19 @@
 #include <utility>
 #include <vector>
 
-#include "reference/pickle/decoder.h"
-#include "reference/pickle/encoder.h"
-#include "reference/pickle/errors.h"
 #include "reference/types/domain.h"
+#include "reference/types/internal/forms.h"
+#include "reference/types/pickle_codec.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::types {
 
 namespace {
+
+using internal::is_global;
+using internal::is_str;
+using internal::nonnegative_dims;
+using internal::small_int;
 
 // Layout arithmetic is done wide so that no int64 shape or stride overflows.
 __extension__ typedef __int128 Wide;
@@ -51,23 +55,6 @@ constexpr std::string_view kLoadName = "_load_from_bytes";
 // tensor, and not looking keeps the nesting (and the stack) flat.
 thread_local bool in_storage_stream = false;
 
-bool is_global(const Node* n, std::string_view module, std::string_view name) {
-  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == name;
-}
-
-bool is_str(const Node* n, std::string_view text) {
-  return n != nullptr && n->kind == Kind::Str && n->payload() == text;
-}
-
-bool small_int(const Node* n, std::int64_t& out) {
-  if (n == nullptr || n->kind != Kind::Int) return false;
-  if (!n->big) {
-    out = n->small;
-    return true;
-  }
-  return twos_le_to_int64(n->payload(), out);
-}
-
 // An Object node with only a callable and args.
 bool plain_call(const Node* n) {
   if (n == nullptr || n->kind != Kind::Object || !n->obj) return false;
@@ -94,18 +81,6 @@ bool is_grad_setter(const Node* n) {
          is_str(descriptor->obj->args->items[1], "grad");
 }
 
-// A tuple of ints in int64, each >= 0.
-bool dims_of(const Node* n, std::vector<std::int64_t>& out) {
-  if (n == nullptr || n->kind != Kind::Tuple) return false;
-  out.clear();
-  for (const Node* item : n->items) {
-    std::int64_t v = 0;
-    if (!small_int(item, v) || v < 0) return false;
-    out.push_back(v);
-  }
-  return true;
-}
-
 std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
   Wide p = static_cast<Wide>(a) * b;
   return p > std::numeric_limits<std::int64_t>::max() ? std::numeric_limits<std::int64_t>::max()
@@ -116,11 +91,13 @@ void append_le64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-// One pickle of the storage stream, decoded from `pos`.
+// One pickle of the storage stream, decoded from `pos`; nullptr when the
+// decoder refuses it.
 const Node* next_pickle(std::string_view bytes, std::size_t& pos, Graph& graph) {
-  pickle::DecodeResult r = pickle::decode(bytes.substr(pos), graph);
-  pos += r.consumed;
-  return r.root;
+  std::optional<LoadedPickle> r = pickle_codec().load_front(bytes.substr(pos), graph);
+  if (!r) return nullptr;
+  pos += r->consumed;
+  return r->root;
 }
 
 // What a Tensor node is made of, before it is made.
@@ -152,7 +129,7 @@ std::optional<TensorForm> parse_call(const Node& n) {
   TensorForm form;
   ArrayParts& p = form.parts;
   if (!small_int(a[1], p.offset) || p.offset < 0) return std::nullopt;
-  if (!dims_of(a[2], p.shape) || !dims_of(a[3], p.strides)) return std::nullopt;
+  if (!nonnegative_dims(a[2], p.shape) || !nonnegative_dims(a[3], p.strides)) return std::nullopt;
   p.requires_grad = a[4]->flag;
   auto storage = parse_legacy_storage_stream(blob->payload());
   if (!storage) return std::nullopt;
@@ -417,11 +394,10 @@ bool tensor_equal(const Node& a, const Node& b, std::string* why, bool layout) {
 std::string legacy_storage_stream(const TorchDtype& dtype, std::string_view location,
                                   std::string_view data, std::string_view key) {
   const auto numel = static_cast<std::int64_t>(data.size() / dtype.itemsize);
-  pickle::EncodeOptions options;
-  options.protocol = kInnerProtocol;
+  const PickleCodec& codec = pickle_codec();
   Graph g;
   std::string out;
-  auto dump = [&](const Node* root) { out += pickle::encode(root, options).bytes; };
+  auto dump = [&](const Node* root) { out += codec.dumps(root, kInnerProtocol); };
   dump(g.integer_le(kMagicLe));
   dump(g.integer(kLegacyProtocolVersion));
   // torch.serialization's sys_info; its loader reads and ignores it.
@@ -443,58 +419,54 @@ std::optional<LegacyStorage> parse_legacy_storage_stream(std::string_view bytes)
     Flag() { in_storage_stream = true; }
     ~Flag() { in_storage_stream = false; }
   } flag;
-  try {
-    Graph g;
-    std::size_t pos = 0;
-    const Node* magic = next_pickle(bytes, pos, g);
-    if (magic->kind != Kind::Int || !magic->big || magic->payload() != kMagicLe) {
-      return std::nullopt;
-    }
-    std::int64_t version = 0;
-    if (!small_int(next_pickle(bytes, pos, g), version) || version != kLegacyProtocolVersion) {
-      return std::nullopt;
-    }
-    if (next_pickle(bytes, pos, g)->kind != Kind::Dict) return std::nullopt;
-    const Node* pers = next_pickle(bytes, pos, g);
-    if (pers->kind != Kind::PersId || pers->items.size() != 1) return std::nullopt;
-    const Node* pid = pers->items[0];
-    if (pid->kind != Kind::Tuple || pid->items.size() != 6) return std::nullopt;
-    const std::vector<Node*>& f = pid->items;
-    std::int64_t numel = 0;
-    if (!is_str(f[0], "storage") || f[1]->kind != Kind::Global || f[1]->payload() != "torch" ||
-        f[2]->kind != Kind::Str || f[3]->kind != Kind::Str || !small_int(f[4], numel) ||
-        numel < 0 || f[5]->kind != Kind::None) {
-      return std::nullopt;
-    }
-    LegacyStorage out;
-    out.dtype = find_torch_storage_type(f[1]->name);
-    out.location = std::string(f[3]->payload());
-    if (out.dtype == nullptr || !valid_torch_device(out.location)) return std::nullopt;
-    const Node* keys = next_pickle(bytes, pos, g);
-    if (keys->kind != Kind::List || keys->items.size() != 1 ||
-        !is_str(keys->items[0], f[2]->payload())) {
-      return std::nullopt;
-    }
-    std::string_view rest = bytes.substr(pos);
-    if (rest.size() < 8) return std::nullopt;
-    std::uint64_t count = 0;
-    for (int i = 7; i >= 0; --i) count = (count << 8) | static_cast<unsigned char>(rest[i]);
-    if (count != static_cast<std::uint64_t>(numel)) return std::nullopt;
-    rest.remove_prefix(8);
-    if (count > rest.size() / out.dtype->itemsize || rest.size() != count * out.dtype->itemsize) {
-      return std::nullopt;
-    }
-    out.data = rest;
-    return out;
-  } catch (const pickle::PickleError&) {
+  Graph g;
+  std::size_t pos = 0;
+  const Node* magic = next_pickle(bytes, pos, g);
+  if (magic == nullptr || magic->kind != Kind::Int || !magic->big || magic->payload() != kMagicLe) {
     return std::nullopt;
   }
+  std::int64_t version = 0;
+  if (!small_int(next_pickle(bytes, pos, g), version) || version != kLegacyProtocolVersion) {
+    return std::nullopt;
+  }
+  const Node* sys_info = next_pickle(bytes, pos, g);
+  if (sys_info == nullptr || sys_info->kind != Kind::Dict) return std::nullopt;
+  const Node* pers = next_pickle(bytes, pos, g);
+  if (pers == nullptr || pers->kind != Kind::PersId || pers->items.size() != 1) return std::nullopt;
+  const Node* pid = pers->items[0];
+  if (pid->kind != Kind::Tuple || pid->items.size() != 6) return std::nullopt;
+  const std::vector<Node*>& f = pid->items;
+  std::int64_t numel = 0;
+  if (!is_str(f[0], "storage") || f[1]->kind != Kind::Global || f[1]->payload() != "torch" ||
+      f[2]->kind != Kind::Str || f[3]->kind != Kind::Str || !small_int(f[4], numel) || numel < 0 ||
+      f[5]->kind != Kind::None) {
+    return std::nullopt;
+  }
+  LegacyStorage out;
+  out.dtype = find_torch_storage_type(f[1]->name);
+  out.location = std::string(f[3]->payload());
+  if (out.dtype == nullptr || !valid_torch_device(out.location)) return std::nullopt;
+  const Node* keys = next_pickle(bytes, pos, g);
+  if (keys == nullptr || keys->kind != Kind::List || keys->items.size() != 1 ||
+      !is_str(keys->items[0], f[2]->payload())) {
+    return std::nullopt;
+  }
+  std::string_view rest = bytes.substr(pos);
+  if (rest.size() < 8) return std::nullopt;
+  std::uint64_t count = 0;
+  for (int i = 7; i >= 0; --i) count = (count << 8) | static_cast<unsigned char>(rest[i]);
+  if (count != static_cast<std::uint64_t>(numel)) return std::nullopt;
+  rest.remove_prefix(8);
+  if (count > rest.size() / out.dtype->itemsize || rest.size() != count * out.dtype->itemsize) {
+    return std::nullopt;
+  }
+  out.data = rest;
+  return out;
 }
 
 Node* lower_tensor(Lowering& lowering, const Node& n) {
   if (auto problem = tensor_problem(n)) {
-    throw pickle::PickleError(pickle::ErrorKind::Unpicklable, 0,
-                              "can't pickle tensor: " + *problem);
+    refuse_pickling("can't pickle tensor: " + *problem);
   }
   const ArrayParts& p = *n.array;
   Graph& g = lowering.scratch();
