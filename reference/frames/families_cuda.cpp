@@ -85,12 +85,12 @@ Node* cuda_loads(const json& header, std::span<const Frame> frames, const LoadCo
 }  // namespace
 
 Family cuda_family() {
-  Family f;
-  f.name = "cuda";
-  f.dumps = cuda_dumps;
-  f.loads = cuda_loads;
-  f.data_kinds = {Kind::DeviceBuffer};
-  return f;
+  return {
+      .name = "cuda",
+      .dumps = cuda_dumps,
+      .loads = cuda_loads,
+      .data_kinds = {Kind::DeviceBuffer},
+  };
 }
 
 }  // namespace serialcheck::families

@@ -629,22 +629,18 @@ DaskTypeRegistry DaskTypeRegistry::builtin() {
   DaskTypeRegistry r;
   r.add({"numpy.ndarray", "numpy", "ndarray", {Kind::NDArray}, ndarray_dumps, ndarray_loads});
   r.add({"torch.Tensor", "torch", "Tensor", {Kind::Tensor}, tensor_dumps, tensor_loads});
-  r.add({"bytes",
-         "builtins",
-         "bytes",
-         {Kind::Bytes},
-         bytes_dumps,
-         [](const json&, std::span<const Frame> frames, const LoadContext& ctx) {
-           return bytes_node(ctx, frames, Kind::Bytes);
-         }});
-  r.add({"bytearray",
-         "builtins",
-         "bytearray",
-         {Kind::ByteArray},
-         bytes_dumps,
-         [](const json&, std::span<const Frame> frames, const LoadContext& ctx) {
-           return bytes_node(ctx, frames, Kind::ByteArray);
-         }});
+  const std::pair<const char*, Kind> byte_types[] = {{"bytes", Kind::Bytes},
+                                                     {"bytearray", Kind::ByteArray}};
+  for (const auto& [name, kind] : byte_types) {
+    r.add({name,
+           "builtins",
+           name,
+           {kind},
+           bytes_dumps,
+           [kind = kind](const json&, std::span<const Frame> frames, const LoadContext& ctx) {
+             return bytes_node(ctx, frames, kind);
+           }});
+  }
   r.add({"memoryview", "builtins", "memoryview", {}, nullptr, memoryview_loads});
   // Python cannot pickle types.ModuleType by reference (its __module__ is
   // "builtins"), so the class is named where it lives; a subclass rides in

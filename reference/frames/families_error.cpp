@@ -35,10 +35,7 @@ Node* error_loads(const detail::json&, std::span<const Frame> frames, const Load
 }  // namespace
 
 Family error_family() {
-  Family f;
-  f.name = "error";
-  f.loads = error_loads;
-  return f;
+  return {.name = "error", .loads = error_loads};
 }
 
 }  // namespace serialcheck::families

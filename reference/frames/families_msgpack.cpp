@@ -258,11 +258,7 @@ Node* msgpack_loads(const json&, std::span<const Frame> frames, const LoadContex
 }  // namespace
 
 Family msgpack_family() {
-  Family f;
-  f.name = "msgpack";
-  f.dumps = msgpack_dumps;
-  f.loads = msgpack_loads;
-  return f;
+  return {.name = "msgpack", .dumps = msgpack_dumps, .loads = msgpack_loads};
 }
 
 }  // namespace serialcheck::families

@@ -100,11 +100,7 @@ Node* pickle_loads(const json& header, std::span<const Frame> frames, const Load
 }  // namespace
 
 Family pickle_family() {
-  Family f;
-  f.name = "pickle";
-  f.dumps = pickle_dumps;
-  f.loads = pickle_loads;
-  return f;
+  return {.name = "pickle", .dumps = pickle_dumps, .loads = pickle_loads};
 }
 
 }  // namespace serialcheck::families
