@@ -230,21 +230,20 @@ TEST(Disasm, StopsAtTheFirstError) {
   EXPECT_EQ(truncated.error_offset, 2u);
   EXPECT_NE(truncated.error.find("truncated"), std::string::npos);
 
-  const Disassembly unknown = dis("N\xff."sv);
-  EXPECT_EQ(unknown.error_offset, 1u);
-  EXPECT_NE(unknown.error.find("unknown-opcode"), std::string::npos);
-
-  const Disassembly mark = dis("Nt."sv);
-  EXPECT_EQ(mark.error_offset, 1u);
-  EXPECT_NE(mark.error.find("missing-mark"), std::string::npos);
-
-  const Disassembly underflow = dis("(NR."sv);
-  EXPECT_EQ(underflow.error_offset, 2u);
-  EXPECT_NE(underflow.error.find("stack-underflow"), std::string::npos);
-
-  const Disassembly utf8 = dis("\x8c\x01\xff."sv);
-  EXPECT_EQ(utf8.error_offset, 0u);
-  EXPECT_NE(utf8.error.find("bad-value"), std::string::npos);
+  // Each of these stops at the opcode that fails, named by its kind.
+  const struct {
+    std::string_view data;
+    std::size_t offset;
+    std::string_view kind;
+  } kFailures[] = {{"N\xff."sv, 1, "unknown-opcode"},
+                   {"Nt."sv, 1, "missing-mark"},
+                   {"(NR."sv, 2, "stack-underflow"},
+                   {"\x8c\x01\xff."sv, 0, "bad-value"}};
+  for (const auto& failure : kFailures) {
+    const Disassembly d = dis(failure.data);
+    EXPECT_EQ(d.error_offset, failure.offset) << failure.kind;
+    EXPECT_NE(d.error.find(failure.kind), std::string::npos) << d.error;
+  }
 
   const Disassembly proto = dis("\x80\x06N."sv);
   EXPECT_NE(proto.error.find("unsupported pickle protocol: 6"), std::string::npos);

@@ -115,7 +115,7 @@ TEST(SupportErrors, PickleErrorMatchesKindAndOffset) {
   };
   EXPECT_TRUE(throws_pickle_error(call, ErrorKind::StackUnderflow, 5));
   EXPECT_THAT(call, ThrowsPickleError(ErrorKind::StackUnderflow));
-  EXPECT_THAT(call, ThrowsPickleErrorAt(ErrorKind::StackUnderflow, 5u));
+  EXPECT_THAT(call, ThrowsPickleError(ErrorKind::StackUnderflow, 5u));
 }
 
 TEST(SupportErrors, PickleErrorMatchersReportTheWrongKindOffsetOrNoError) {
@@ -135,7 +135,7 @@ TEST(SupportErrors, PickleErrorMatchersReportTheWrongKindOffsetOrNoError) {
                           "no PickleError");
   EXPECT_NONFATAL_FAILURE(EXPECT_THAT(call, ThrowsPickleError(ErrorKind::BadValue)),
                           "expected bad-value");
-  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(call, ThrowsPickleErrorAt(ErrorKind::MissingMark, 7u)),
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(call, ThrowsPickleError(ErrorKind::MissingMark, 7u)),
                           "expected missing-mark at byte 7");
 }
 
@@ -143,7 +143,8 @@ TEST(SupportErrors, FrameErrorMatchesKindOffsetAndFrame) {
   auto call = [] { throw FrameError(FrameErrorKind::FrameOutOfRange, "past the end", 16, 2); };
   EXPECT_TRUE(throws_frame_error(call, FrameErrorKind::FrameOutOfRange, 16, 2));
   EXPECT_THAT(call, ThrowsFrameError(FrameErrorKind::FrameOutOfRange));
-  EXPECT_THAT(call, ThrowsFrameErrorAt(FrameErrorKind::FrameOutOfRange, 16u));
+  EXPECT_THAT(call, ThrowsFrameError(FrameErrorKind::FrameOutOfRange, 16u));
+  EXPECT_THAT(call, ThrowsFrameError(FrameErrorKind::FrameOutOfRange, 16u, 2u));
   auto no_place = [] { throw FrameError(FrameErrorKind::HeaderSchema, "not a map"); };
   EXPECT_TRUE(throws_frame_error(no_place, FrameErrorKind::HeaderSchema, FrameError::kNone,
                                  FrameError::kNone));
@@ -160,9 +161,11 @@ TEST(SupportErrors, FrameErrorMatchersReportTheWrongKindOffsetFrameOrNoError) {
       EXPECT_TRUE(throws_frame_error(call, FrameErrorKind::FrameOutOfRange, 16, 1)), "in frame 2");
   EXPECT_NONFATAL_FAILURE(EXPECT_TRUE(throws_frame_error(fine, FrameErrorKind::FrameOutOfRange)),
                           "no FrameError");
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(call, ThrowsFrameError(FrameErrorKind::FrameOutOfRange, 0u)),
+                          "expected frame-out-of-range at byte 0");
   EXPECT_NONFATAL_FAILURE(
-      EXPECT_THAT(call, ThrowsFrameErrorAt(FrameErrorKind::FrameOutOfRange, 0u)),
-      "expected frame-out-of-range at byte 0");
+      EXPECT_THAT(call, ThrowsFrameError(FrameErrorKind::FrameOutOfRange, 16u, 0u)),
+      "expected frame-out-of-range at byte 16 in frame 0");
 }
 
 TEST(SupportErrors, ErrorOfReturnsTheErrorOrFailsTheTest) {

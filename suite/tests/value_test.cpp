@@ -20,7 +20,8 @@
 
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
-#include "reference/value/numeric.h"
+#include "suite/tests/support/codec.h"
+#include "suite/tests/support/values.h"
 
 namespace serialcheck {
 namespace {
@@ -30,14 +31,10 @@ double nan_with_bits(std::uint64_t bits) {
 }
 
 Node* big_int(Graph& g, const char* decimal) {
-  return g.integer_le(*decimal_to_twos_le(decimal));
+  return test_support::Values{g}.big(decimal);
 }
 
-std::string why_not(const Node* a, const Node* b) {
-  Difference d;
-  if (equal(a, b, &d)) return "equal";
-  return d.path + ": " + d.reason;
-}
+using test_support::why_unequal;
 
 // Parses `text`, checks it writes back to the same text, returns the root.
 Node* round_trip(const std::string& text, Graph& g, bool pretty = false) {
@@ -53,35 +50,35 @@ TEST(Equal, Atoms) {
   Graph g;
   EXPECT_TRUE(equal(g.none(), g.none()));
   EXPECT_TRUE(equal(g.integer(3), g.integer(3)));
-  EXPECT_EQ(why_not(g.integer(3), g.integer(4)), "root: int 3 != int 4");
+  EXPECT_EQ(why_unequal(g.integer(3), g.integer(4)), "root: int 3 != int 4");
   EXPECT_TRUE(equal(big_int(g, "123456789012345678901234567890"),
                     big_int(g, "123456789012345678901234567890")));
   EXPECT_FALSE(equal(big_int(g, "123456789012345678901234567890"),
                      big_int(g, "123456789012345678901234567891")));
-  EXPECT_EQ(why_not(g.boolean(true), g.boolean(false)), "root: bool True != bool False");
+  EXPECT_EQ(why_unequal(g.boolean(true), g.boolean(false)), "root: bool True != bool False");
   EXPECT_TRUE(equal(g.floating(1.5), g.floating(1.5)));
 }
 
 TEST(Equal, KindExact) {
   Graph g;
-  EXPECT_EQ(why_not(g.integer(1), g.boolean(true)), "root: kind int != bool");
-  EXPECT_EQ(why_not(g.integer(1), g.floating(1.0)), "root: kind int != float");
-  EXPECT_EQ(why_not(g.list(), g.tuple()), "root: kind list != tuple");
-  EXPECT_EQ(why_not(g.set(), g.frozenset()), "root: kind set != frozenset");
-  EXPECT_EQ(why_not(g.bytes("a"), g.bytearray("a")), "root: kind bytes != bytearray");
-  EXPECT_EQ(why_not(g.str("a"), g.bytes("a")), "root: kind str != bytes");
+  EXPECT_EQ(why_unequal(g.integer(1), g.boolean(true)), "root: kind int != bool");
+  EXPECT_EQ(why_unequal(g.integer(1), g.floating(1.0)), "root: kind int != float");
+  EXPECT_EQ(why_unequal(g.list(), g.tuple()), "root: kind list != tuple");
+  EXPECT_EQ(why_unequal(g.set(), g.frozenset()), "root: kind set != frozenset");
+  EXPECT_EQ(why_unequal(g.bytes("a"), g.bytearray("a")), "root: kind bytes != bytearray");
+  EXPECT_EQ(why_unequal(g.str("a"), g.bytes("a")), "root: kind str != bytes");
 }
 
 TEST(Equal, FloatsCompareBitForBit) {
   Graph g;
   double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(equal(g.floating(nan), g.floating(nan)));
-  EXPECT_EQ(why_not(g.floating(nan), g.floating(-nan)),
+  EXPECT_EQ(why_unequal(g.floating(nan), g.floating(-nan)),
             "root: float nan != float nan (bits 7ff8000000000000 != fff8000000000000)");
   EXPECT_TRUE(equal(g.floating(nan_with_bits(0x7ff0000000000001)),
                     g.floating(nan_with_bits(0x7ff0000000000001))));
-  EXPECT_EQ(why_not(g.floating(0.0), g.floating(-0.0)), "root: float 0.0 != float -0.0");
-  EXPECT_EQ(why_not(g.floating(0.1), g.floating(0.2)), "root: float 0.1 != float 0.2");
+  EXPECT_EQ(why_unequal(g.floating(0.0), g.floating(-0.0)), "root: float 0.0 != float -0.0");
+  EXPECT_EQ(why_unequal(g.floating(0.1), g.floating(0.2)), "root: float 0.1 != float 0.2");
 }
 
 TEST(Equal, PathsAndReasons) {
@@ -91,21 +88,21 @@ TEST(Equal, PathsAndReasons) {
     return g.list({g.integer(0), g.list({g.none(), inner})});
   };
   EXPECT_TRUE(equal(make(3), make(3)));
-  EXPECT_EQ(why_not(make(3), make(4)), "root[1][1]{'a'}[0]: int 3 != int 4");
+  EXPECT_EQ(why_unequal(make(3), make(4)), "root[1][1]{'a'}[0]: int 3 != int 4");
 
   Node* a = g.list({g.integer(1), g.integer(2)});
   Node* b = g.list({g.integer(1)});
-  EXPECT_EQ(why_not(a, b), "root: list length 2 != 1");
-  EXPECT_EQ(why_not(g.str("abc"), g.str("abd")), "root: str 'abc' != str 'abd'");
-  EXPECT_EQ(why_not(g.bytes("abc"), g.bytes("abd")), "root: bytes differ at offset 2");
-  EXPECT_EQ(why_not(g.bytes("abc"), g.bytes("ab")), "root: bytes length 3 != 2");
-  EXPECT_EQ(why_not(g.global("m", "a"), g.global("m", "b")), "root: global m.a != global m.b");
+  EXPECT_EQ(why_unequal(a, b), "root: list length 2 != 1");
+  EXPECT_EQ(why_unequal(g.str("abc"), g.str("abd")), "root: str 'abc' != str 'abd'");
+  EXPECT_EQ(why_unequal(g.bytes("abc"), g.bytes("abd")), "root: bytes differ at offset 2");
+  EXPECT_EQ(why_unequal(g.bytes("abc"), g.bytes("ab")), "root: bytes length 3 != 2");
+  EXPECT_EQ(why_unequal(g.global("m", "a"), g.global("m", "b")), "root: global m.a != global m.b");
 
   auto object = [&](std::int64_t arg) {
     Node* o = g.object(g.global("copyreg", "__newobj__"), g.tuple({g.integer(arg)}));
     return g.list({o});
   };
-  EXPECT_EQ(why_not(object(1), object(2)), "root[0].args[0]: int 1 != int 2");
+  EXPECT_EQ(why_unequal(object(1), object(2)), "root[0].args[0]: int 1 != int 2");
 }
 
 TEST(Equal, DictsCompareInOrder) {
@@ -114,9 +111,9 @@ TEST(Equal, DictsCompareInOrder) {
   Node* b = g.dict({g.str("b"), g.integer(2), g.str("a"), g.integer(1)});
   Node* c = g.dict({g.str("a"), g.integer(1), g.str("b"), g.integer(2)});
   EXPECT_TRUE(equal(a, c));
-  EXPECT_EQ(why_not(a, b), "root.keys[0]: str 'a' != str 'b'");
+  EXPECT_EQ(why_unequal(a, b), "root.keys[0]: str 'a' != str 'b'");
   Node* d = g.dict({g.str("a"), g.integer(1), g.str("b"), g.integer(3)});
-  EXPECT_EQ(why_not(a, d), "root{'b'}: int 2 != int 3");
+  EXPECT_EQ(why_unequal(a, d), "root{'b'}: int 2 != int 3");
 }
 
 TEST(Equal, SetsCompareUnordered) {
@@ -133,13 +130,13 @@ TEST(Equal, SetsCompareUnordered) {
   EXPECT_TRUE(equal(fs1, fs2));
   Node* other = g.set({g.integer(1), g.str("b")});
   Node* mine = g.set({g.str("a"), g.integer(1)});
-  EXPECT_EQ(why_not(mine, other), "root<0>: set item 'a' has no equal in the right set");
-  EXPECT_EQ(why_not(g.set({g.tuple({g.integer(1), g.integer(2)})}),
-                    g.set({g.tuple({g.integer(1), g.integer(3)})})),
+  EXPECT_EQ(why_unequal(mine, other), "root<0>: set item 'a' has no equal in the right set");
+  EXPECT_EQ(why_unequal(g.set({g.tuple({g.integer(1), g.integer(2)})}),
+                        g.set({g.tuple({g.integer(1), g.integer(3)})})),
             "root<0>: set item tuple has no equal in the right set");
   // One candidate tried only: its own difference is reported.
   auto deep = [&](std::int64_t v) { return g.tuple({g.list({g.list({g.list({g.integer(v)})})})}); };
-  EXPECT_EQ(why_not(g.frozenset({deep(1)}), g.frozenset({deep(2)})),
+  EXPECT_EQ(why_unequal(g.frozenset({deep(1)}), g.frozenset({deep(2)})),
             "root<0>[0][0][0][0]: int 1 != int 2");
 }
 
@@ -159,7 +156,7 @@ TEST(Equal, SetTrialsDoNotLeakPairings) {
   EXPECT_TRUE(equal(build(false, false), build(true, false)));
   EXPECT_TRUE(equal(build(true, false), build(false, false)));
   EXPECT_FALSE(equal(build(false, false), build(true, true)));
-  EXPECT_EQ(why_not(build(false, false), build(false, true)).substr(0, 24),
+  EXPECT_EQ(why_unequal(build(false, false), build(false, true)).substr(0, 24),
             "root[1]: sharing differs");
 }
 
@@ -168,10 +165,10 @@ TEST(Equal, SharingMustMatch) {
   Node* x = g.list({g.integer(1)});
   Node* shared = g.list({x, x});
   Node* twin = g.list({g.list({g.integer(1)}), g.list({g.integer(1)})});
-  EXPECT_EQ(why_not(shared, twin),
+  EXPECT_EQ(why_unequal(shared, twin),
             "root[1]: sharing differs: the left list is the same object as at root[0], "
             "the right one is not");
-  EXPECT_EQ(why_not(twin, shared),
+  EXPECT_EQ(why_unequal(twin, shared),
             "root[1]: sharing differs: the right list is the same object as at root[0], "
             "the left one is not");
   Node* y = g.list({g.integer(1)});
@@ -219,15 +216,17 @@ TEST(Equal, ObjectsAndBuffers) {
     return o;
   };
   EXPECT_TRUE(equal(make(true, 1, true), make(true, 1, true)));
-  EXPECT_EQ(why_not(make(true, 1, true), make(false, 1, true)),
+  EXPECT_EQ(why_unequal(make(true, 1, true), make(false, 1, true)),
             "root: object state present != absent");
-  EXPECT_EQ(why_not(make(true, 1, true), make(true, 2, true)), "root.listitems[0]: int 1 != int 2");
-  EXPECT_EQ(why_not(make(true, 1, true), make(true, 1, false)),
+  EXPECT_EQ(why_unequal(make(true, 1, true), make(true, 2, true)),
+            "root.listitems[0]: int 1 != int 2");
+  EXPECT_EQ(why_unequal(make(true, 1, true), make(true, 1, false)),
             "root.dictitems{'k'}: pickle-buffer readonly true != false");
-  EXPECT_EQ(why_not(g.pickle_buffer("ab", true), g.pickle_buffer("ac", true)),
+  EXPECT_EQ(why_unequal(g.pickle_buffer("ab", true), g.pickle_buffer("ac", true)),
             "root: pickle-buffer bytes differ at offset 1");
   EXPECT_TRUE(equal(g.persid(g.str("p")), g.persid(g.str("p"))));
-  EXPECT_EQ(why_not(g.persid(g.str("p")), g.persid(g.str("q"))), "root.pid: str 'p' != str 'q'");
+  EXPECT_EQ(why_unequal(g.persid(g.str("p")), g.persid(g.str("q"))),
+            "root.pid: str 'p' != str 'q'");
 }
 
 // ---------------------------------------------------------------------------
@@ -463,9 +462,10 @@ TEST(Json, InstantiateObjectsKeepTheirMark) {
   Node* plain = g.object(cls, g.tuple({}));
   Node* value = g.list({marked, plain, marked});
   const std::string text = to_json(value);
-  EXPECT_EQ(text, R"({"list":[{"object":{"callable":{"global":["m","C"],"id":2},"args":{"tuple":[]},)"
-                  R"("state":{"dict":[]},"instantiate":true},"id":1},)"
-                  R"({"object":{"callable":{"ref":2},"args":{"tuple":[]}}},{"ref":1}]})");
+  EXPECT_EQ(text,
+            R"({"list":[{"object":{"callable":{"global":["m","C"],"id":2},"args":{"tuple":[]},)"
+            R"("state":{"dict":[]},"instantiate":true},"id":1},)"
+            R"({"object":{"callable":{"ref":2},"args":{"tuple":[]}}},{"ref":1}]})");
   Graph back;
   const Node* read = from_json(text, back);
   EXPECT_TRUE(read->items[0]->flag);
@@ -544,11 +544,11 @@ TEST(Json, RandomGraphsRoundTrip) {
     Graph g2;
     Node* a = random_graph(g1, seed);
     Node* b = random_graph(g2, seed);
-    ASSERT_TRUE(equal(a, b)) << seed << ": " << why_not(a, b);
+    ASSERT_TRUE(equal(a, b)) << seed << ": " << why_unequal(a, b);
     std::string text = to_json(a);
     Graph g3;
     Node* c = from_json(text, g3);
-    ASSERT_TRUE(equal(a, c)) << seed << ": " << why_not(a, c) << "\n" << text;
+    ASSERT_TRUE(equal(a, c)) << seed << ": " << why_unequal(a, c) << "\n" << text;
     EXPECT_EQ(to_json(c), text);
     Graph g4;
     Node* d = from_json(to_json(a, true), g4);
@@ -751,7 +751,7 @@ TEST(Json, DocumentExamples) {
     Graph back;
     Node* parsed = nullptr;
     ASSERT_NO_THROW(parsed = from_json(blocks[i], back)) << "example " << i + 1;
-    EXPECT_TRUE(equal(value, parsed)) << "example " << i + 1 << ": " << why_not(value, parsed);
+    EXPECT_TRUE(equal(value, parsed)) << "example " << i + 1 << ": " << why_unequal(value, parsed);
   }
 }
 
@@ -775,7 +775,8 @@ TEST(GraphMemory, ReusedChunksStartClean) {
       made.push_back(n);
     }
     for (int i = 0; i < 100; ++i) {
-      EXPECT_EQ(made[static_cast<std::size_t>(i)]->items[0]->payload(), "item " + std::to_string(i));
+      EXPECT_EQ(made[static_cast<std::size_t>(i)]->items[0]->payload(),
+                "item " + std::to_string(i));
     }
   }
 }

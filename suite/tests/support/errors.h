@@ -6,7 +6,7 @@
 // callable:
 //
 //   auto call = [&] { pickle::decode(data, g); };
-//   EXPECT_THAT(call, ThrowsPickleErrorAt(pickle::ErrorKind::Truncated, 5));
+//   EXPECT_THAT(call, ThrowsPickleError(pickle::ErrorKind::Truncated, 5));
 //   EXPECT_TRUE(is_pickle_error(decode_error("e."), pickle::ErrorKind::MissingMark, 0));
 //
 // A call that throws another exception type lets it through (the test then
@@ -74,29 +74,41 @@ template <typename F>
   return is_frame_error(thrown<FrameError>(f), kind, offset, frame);
 }
 
-// gMock matchers for a callable (a lambda without arguments).
-MATCHER_P(ThrowsPickleError, kind, "throws a PickleError of that kind") {
-  ::testing::AssertionResult r = throws_pickle_error(arg, kind);
+// What a call is expected to throw, for the matcher below.
+struct PickleErrorIs {
+  pickle::ErrorKind kind;
+  std::optional<std::size_t> offset;
+};
+struct FrameErrorIs {
+  FrameErrorKind kind;
+  std::optional<std::size_t> offset;
+  std::optional<std::size_t> frame;
+};
+
+template <typename F>
+::testing::AssertionResult throws(F&& f, const PickleErrorIs& want) {
+  return throws_pickle_error(f, want.kind, want.offset);
+}
+template <typename F>
+::testing::AssertionResult throws(F&& f, const FrameErrorIs& want) {
+  return throws_frame_error(f, want.kind, want.offset, want.frame);
+}
+
+// The gMock matcher for a callable (a lambda without arguments).
+MATCHER_P(Throws, want, "throws the expected error") {
+  ::testing::AssertionResult r = throws(arg, want);
   *result_listener << r.message();
   return static_cast<bool>(r);
 }
 
-MATCHER_P2(ThrowsPickleErrorAt, kind, offset, "throws a PickleError of that kind at that byte") {
-  ::testing::AssertionResult r = throws_pickle_error(arg, kind, offset);
-  *result_listener << r.message();
-  return static_cast<bool>(r);
+inline auto ThrowsPickleError(pickle::ErrorKind kind,
+                              std::optional<std::size_t> offset = std::nullopt) {
+  return Throws(PickleErrorIs{kind, offset});
 }
 
-MATCHER_P(ThrowsFrameError, kind, "throws a FrameError of that kind") {
-  ::testing::AssertionResult r = throws_frame_error(arg, kind);
-  *result_listener << r.message();
-  return static_cast<bool>(r);
-}
-
-MATCHER_P2(ThrowsFrameErrorAt, kind, offset, "throws a FrameError of that kind at that byte") {
-  ::testing::AssertionResult r = throws_frame_error(arg, kind, offset);
-  *result_listener << r.message();
-  return static_cast<bool>(r);
+inline auto ThrowsFrameError(FrameErrorKind kind, std::optional<std::size_t> offset = std::nullopt,
+                             std::optional<std::size_t> frame = std::nullopt) {
+  return Throws(FrameErrorIs{kind, offset, frame});
 }
 
 }  // namespace serialcheck::test_support
