@@ -324,6 +324,25 @@ class Checker {
     }
   }
 
+  // One pickle to the testee's loads, where an error is an answer
+  // (error_answer); a value is one only when `value_ok`.
+  void loads_answer(const std::string& what, std::string bytes, bool value_ok,
+                    std::string_view error_note) {
+    Message message;
+    message.frames.push_back(Frame::owned(std::move(bytes)));
+    Graph back;
+    try {
+      const Node* root = testee_.loads(message, back, LoadOptions{5});
+      if (value_ok) {
+        ok(what, "answered " + to_json(root));
+      } else {
+        failed(what, "answered a value, not an error: " + to_json(root));
+      }
+    } catch (const SubjectError& e) {
+      error_answer(what, e, error_note);
+    }
+  }
+
   // A malformed stream must be answered with an error: no value, no crash,
   // no hang.
   void check_malformed() {
@@ -332,16 +351,7 @@ class Checker {
         {"an unknown opcode", std::string("\x80\x02\xff\xfe.", 5)},
     };
     for (const auto& [name, bytes] : streams) {
-      const std::string what = std::string("loads of ") + name;
-      Message message;
-      message.frames.push_back(Frame::owned(bytes));
-      Graph back;
-      try {
-        const Node* root = testee_.loads(message, back, LoadOptions{5});
-        failed(what, "answered a value, not an error: " + to_json(root));
-      } catch (const SubjectError& e) {
-        error_answer(what, e, "refused: ");
-      }
+      loads_answer(std::string("loads of ") + name, bytes, false, "refused: ");
     }
   }
 
@@ -360,17 +370,9 @@ class Checker {
       }
     }
     if (info_.capabilities.can_load && !info_.read_protocols.empty()) {
-      const std::string what = "loads of a global that does not exist";
-      Message message;
-      message.frames.push_back(
-          Frame::owned(pickle::encode(value, {.protocol = info_.read_protocols.back()}).bytes));
-      Graph back;
-      try {
-        const Node* root = testee_.loads(message, back, LoadOptions{5});
-        ok(what, "answered " + to_json(root));
-      } catch (const SubjectError& e) {
-        error_answer(what, e, "answered ");
-      }
+      loads_answer("loads of a global that does not exist",
+                   pickle::encode(value, {.protocol = info_.read_protocols.back()}).bytes, true,
+                   "answered ");
     }
   }
 
