@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "harness/python/internal/convert.h"
 #include "harness/subjects/subject.h"
 
 namespace serialcheck::python {
@@ -100,24 +101,8 @@ PyRef call(const char* function, PyObject* args) {
   return check(PyObject_CallObject(f.get(), args));
 }
 
-PyRef int64_tuple(const std::vector<std::int64_t>& values) {
-  PyRef t = check(PyTuple_New(static_cast<Py_ssize_t>(values.size())));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    PyTuple_SET_ITEM(t.get(), static_cast<Py_ssize_t>(i),
-                     check(PyLong_FromLongLong(values[i])).release());
-  }
-  return t;
-}
-
-std::vector<std::int64_t> int64s_of(PyObject* tuple) {
-  std::vector<std::int64_t> out;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); ++i) {
-    long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
-    if (v == -1 && PyErr_Occurred()) throw_python_error();
-    out.push_back(v);
-  }
-  return out;
-}
+// What the bridge says when read_tensor's shape or strides is not a tuple.
+constexpr std::string_view kTensorShape = "reading a torch.Tensor gave a shape or strides";
 
 std::string text_of(PyObject* str) {
   Py_ssize_t size = 0;
@@ -140,9 +125,9 @@ PyRef materialize_module(std::string_view name, PyObject* cls) {
   return call("materialize_module", args.get());
 }
 
-PyRef make_tensor(const TensorData& t, PyObject* grad) {
+PyRef make_tensor(const ArrayParts& t, std::string_view storage, PyObject* grad) {
   PyRef data =
-      check(PyBytes_FromStringAndSize(t.storage.data(), static_cast<Py_ssize_t>(t.storage.size())));
+      check(PyBytes_FromStringAndSize(storage.data(), static_cast<Py_ssize_t>(storage.size())));
   PyRef dtype = make_str(t.dtype);
   PyRef shape = int64_tuple(t.shape);
   PyRef strides = int64_tuple(t.strides);
@@ -166,7 +151,7 @@ bool is_exact_tensor(PyObject* object) {
   return reinterpret_cast<PyObject*>(Py_TYPE(object)) == tensor_type.get();
 }
 
-bool read_tensor(PyObject* tensor, TensorData& out, PyRef& grad) {
+bool read_tensor(PyObject* tensor, ArrayParts& out, std::string& storage, PyRef& grad) {
   PyRef args = check(PyTuple_Pack(1, tensor));
   PyRef r = call("read_tensor", args.get());
   if (r.get() == Py_None) return false;
@@ -174,10 +159,10 @@ bool read_tensor(PyObject* tensor, TensorData& out, PyRef& grad) {
     throw SubjectError("BridgeError", "reading a torch.Tensor gave no 8-tuple");
   }
   PyObject* data = PyTuple_GET_ITEM(r.get(), 0);
-  out.storage.assign(PyBytes_AS_STRING(data), static_cast<std::size_t>(PyBytes_GET_SIZE(data)));
+  storage.assign(PyBytes_AS_STRING(data), static_cast<std::size_t>(PyBytes_GET_SIZE(data)));
   out.dtype = text_of(PyTuple_GET_ITEM(r.get(), 1));
-  out.shape = int64s_of(PyTuple_GET_ITEM(r.get(), 2));
-  out.strides = int64s_of(PyTuple_GET_ITEM(r.get(), 3));
+  out.shape = int64s_of(PyTuple_GET_ITEM(r.get(), 2), kTensorShape);
+  out.strides = int64s_of(PyTuple_GET_ITEM(r.get(), 3), kTensorShape);
   out.offset = PyLong_AsLongLong(PyTuple_GET_ITEM(r.get(), 4));
   if (out.offset == -1 && PyErr_Occurred()) throw_python_error();
   out.requires_grad = PyTuple_GET_ITEM(r.get(), 5) == Py_True;

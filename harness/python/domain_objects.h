@@ -10,12 +10,11 @@
 // process that builds them, and pickle can find them by name.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "harness/python/interpreter.h"
+#include "reference/value/value.h"
 
 namespace serialcheck::python {
 
@@ -29,28 +28,19 @@ PyRef module_type(std::string_view name);
 // imported by name (as cloudpickle's subimport does).
 PyRef materialize_module(std::string_view name, PyObject* cls);
 
-struct TensorData {
-  std::string dtype;  // "float32"
-  std::vector<std::int64_t> shape;
-  std::vector<std::int64_t> strides;
-  std::int64_t offset = 0;
-  bool requires_grad = false;
-  std::string device;   // "cpu", "cuda:0"
-  std::string storage;  // every byte of the storage
-};
-
-// A torch.Tensor (exact type) over a fresh storage holding `t.storage`,
-// viewed with its dtype, shape, strides and offset (set_, as torch's own
-// loader does), on its device, then requires_grad and grad (None or a
-// tensor) set.
-PyRef make_tensor(const TensorData& t, PyObject* grad);
+// A torch.Tensor (exact type) over a fresh storage holding `storage` (every
+// byte of it), viewed with `a`'s dtype, shape, strides and offset (set_, as
+// torch's own loader does), on `a.device`, then requires_grad and grad (null
+// for none) set. `a.grad` is not read: the caller makes the grad.
+PyRef make_tensor(const ArrayParts& a, std::string_view storage, PyObject* grad);
 
 // True when `object`'s type is exactly torch.Tensor (without importing torch).
 bool is_exact_tensor(PyObject* object);
 
-// What an exact torch.Tensor holds, with its grad (a new reference or None)
-// in `grad`; false for tensors the model has no node for (sparse,
+// What an exact torch.Tensor holds: its dtype, shape, strides, offset,
+// requires_grad and device in `out` (the rest left alone), every byte of its
+// storage in `storage`, its grad (a new reference or None) in `grad`; false for tensors the model has no node for (sparse,
 // quantized, meta, named, complex32...), which stay generic reduces.
-bool read_tensor(PyObject* tensor, TensorData& out, PyRef& grad);
+bool read_tensor(PyObject* tensor, ArrayParts& out, std::string& storage, PyRef& grad);
 
 }  // namespace serialcheck::python
