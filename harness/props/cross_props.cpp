@@ -13,30 +13,16 @@
 namespace serialcheck::props {
 namespace {
 
-constexpr const char* kOracle = "cpython";
-constexpr const char* kReference = "reference";
-
 Applicability bytes_applies(Subject& subject, PropertyEnv& env) {
   Capabilities caps = subject.capabilities();
   Applicability a;
-  if (env.subject(kOracle, nullptr) == &subject) {
-    a.skip_reason = "the cpython subject is the oracle of this property";
-    return a;
-  }
-  if (!caps.pickle_format) {
-    a.skip_reason = "frame 0 is not a plain pickle stream (no pickle_format)";
-    return a;
-  }
-  if (!caps.cpython_bytes) {
-    a.skip_reason = "does not claim byte identity with the C pickler (no cpython_bytes)";
-    return a;
-  }
+  if (env.subject(kOracle, nullptr) == &subject) return skip(kIsTheOracle);
+  if (!caps.pickle_format) return skip(kNoPickleFormat);
+  if (!caps.cpython_bytes)
+    return skip("does not claim byte identity with the C pickler (no cpython_bytes)");
   std::string why;
   Subject* oracle = env.subject(kOracle, &why);
-  if (oracle == nullptr) {
-    a.skip_reason = "needs the cpython subject as the oracle: " + why;
-    return a;
-  }
+  if (oracle == nullptr) return skip("needs the cpython subject as the oracle: " + why);
   Capabilities oc = oracle->capabilities();
   a.plan.graph_shaped = true;
   a.plan.python_safe = true;
@@ -155,22 +141,14 @@ Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
 Applicability cross_applies(Subject& subject, PropertyEnv& env) {
   Capabilities caps = subject.capabilities();
   Applicability a;
-  if (!caps.pickle_format) {
-    a.skip_reason = "frame 0 is not a plain pickle stream (no pickle_format)";
-    return a;
-  }
+  if (!caps.pickle_format) return skip(kNoPickleFormat);
   std::string why;
   Subject* oracle = env.subject(kOracle, &why);
   Subject* reference = env.subject(kReference, &why);
   const bool is_reference = reference == &subject;
-  if (is_reference && oracle == nullptr) {
-    a.skip_reason = "needs the cpython subject to load the reference's pickles: " + why;
-    return a;
-  }
-  if (!is_reference && reference == nullptr) {
-    a.skip_reason = "needs the reference subject: " + why;
-    return a;
-  }
+  if (is_reference && oracle == nullptr)
+    return skip("needs the cpython subject to load the reference's pickles: " + why);
+  if (!is_reference && reference == nullptr) return skip("needs the reference subject: " + why);
   a.plan.graph_shaped = true;
   a.plan.python_safe = oracle != nullptr || caps.python_values;
   a.plan.python_objects = oracle != nullptr && oracle->capabilities().python_values &&
@@ -250,24 +228,13 @@ Applicability matrix_applies(Subject& consumer, PropertyEnv& env, const std::str
   Applicability a;
   std::string why;
   Subject* producer = env.subject(producer_name, &why);
-  if (producer == nullptr) {
-    a.skip_reason = "the producer " + producer_name + " is " + why;
-    return a;
-  }
-  if (producer == &consumer) {
-    a.skip_reason = "a subject's own pickles are roundtrip.*'s business";
-    return a;
-  }
+  if (producer == nullptr) return skip("the producer " + producer_name + " is " + why);
+  if (producer == &consumer) return skip("a subject's own pickles are roundtrip.*'s business");
   Capabilities pc = producer->capabilities();
   Capabilities cc = consumer.capabilities();
-  if (!pc.can_dump) {
-    a.skip_reason = "the producer " + producer_name + " does not write pickles";
-    return a;
-  }
-  if (!pc.pickle_format || !cc.pickle_format) {
-    a.skip_reason = "frame 0 of one side is not a plain pickle stream (no pickle_format)";
-    return a;
-  }
+  if (!pc.can_dump) return skip("the producer " + producer_name + " does not write pickles");
+  if (!pc.pickle_format || !cc.pickle_format)
+    return skip("frame 0 of one side is not a plain pickle stream (no pickle_format)");
   a.plan.python_safe = true;
   a.plan.graph_shaped = !pc.loses("sharing") && !cc.loses("sharing");
   a.plan.min_protocol = std::max(pc.min_protocol, cc.read_min());

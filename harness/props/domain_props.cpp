@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,13 +37,19 @@ bool is_reference(const Subject& s) {
 }
 
 CasePlan domain_plan(CaseDomain domain, const Capabilities& caps) {
-  CasePlan plan;
+  CasePlan plan = subject_plan(caps);
   plan.domain = domain;
-  plan.python_safe = caps.python_values;
-  plan.min_protocol = caps.min_protocol;
-  plan.max_protocol = caps.max_protocol;
-  plan.out_of_band = caps.out_of_band;
   return plan;
+}
+
+// The subject dumps the case and loads its own message back (loader limit
+// 5) into `graph`: the value, with the message in `m`, or nullptr with
+// `failed` set by the step that failed.
+Node* own_roundtrip(Subject& subject, const TestCase& c, Graph& graph,
+                    std::optional<Message>& m, Outcome& failed) {
+  m = dumps_step(subject, c, "dumps", failed);
+  if (!m) return nullptr;
+  return loads_step(subject, *m, graph, 5, "loads", failed);
 }
 
 // Protocol 5 with buffers out of band: what zero-copy needs.
@@ -117,10 +124,9 @@ std::string tensor_fingerprint(const std::string& difference) {
 
 Outcome tensor_grad(Subject& subject, const TestCase& c, PropertyEnv&) {
   Outcome failed;
-  auto m = dumps_step(subject, c, "dumps", failed);
-  if (!m) return failed;
+  std::optional<Message> m;
   Graph graph;
-  Node* back = loads_step(subject, *m, graph, 5, "loads", failed);
+  Node* back = own_roundtrip(subject, c, graph, m, failed);
   if (back == nullptr) return failed;
   const std::string d = tensor_difference(c.value, back, "tensor");
   if (d.empty()) return Outcome::pass();
@@ -131,10 +137,9 @@ Outcome tensor_grad(Subject& subject, const TestCase& c, PropertyEnv&) {
 
 Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
   Outcome failed;
-  auto m = dumps_step(subject, c, "dumps", failed);
-  if (!m) return failed;
+  std::optional<Message> m;
   Graph graph;
-  Node* back = loads_step(subject, *m, graph, 5, "loads", failed);
+  Node* back = own_roundtrip(subject, c, graph, m, failed);
   if (back == nullptr) return failed;
   // A list of modules, or (shrunk) one module.
   auto modules_of = [](const Node* v) {

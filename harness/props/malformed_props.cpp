@@ -15,8 +15,6 @@
 namespace serialcheck::props {
 namespace {
 
-constexpr const char* kOracle = "cpython";
-
 struct Malformed {
   std::string name;  // stable: part of the failure's fingerprint
   std::string bytes;
@@ -74,19 +72,11 @@ Applicability malformed_applies(Subject& subject, PropertyEnv& env) {
   Applicability a;
   std::string why;
   Subject* oracle = env.subject(kOracle, &why);
-  if (oracle == nullptr) {
-    a.skip_reason = "needs the cpython subject to say which streams CPython rejects: " + why;
-    return a;
-  }
-  if (oracle == &subject) {
-    a.skip_reason = "the cpython subject is the oracle of this property";
-    return a;
-  }
+  if (oracle == nullptr)
+    return skip("needs the cpython subject to say which streams CPython rejects: " + why);
+  if (oracle == &subject) return skip(kIsTheOracle);
   Capabilities caps = subject.capabilities();
-  if (!caps.pickle_format) {
-    a.skip_reason = "frame 0 is not a plain pickle stream (no pickle_format)";
-    return a;
-  }
+  if (!caps.pickle_format) return skip(kNoPickleFormat);
   a.plan.python_safe = true;
   a.plan.graph_shaped = false;
   a.plan.min_protocol = caps.read_min();

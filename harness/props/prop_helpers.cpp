@@ -8,6 +8,21 @@
 
 namespace serialcheck::props {
 
+Applicability skip(std::string reason) {
+  Applicability a;
+  a.skip_reason = std::move(reason);
+  return a;
+}
+
+CasePlan subject_plan(const Capabilities& caps) {
+  CasePlan plan;
+  plan.python_safe = caps.python_values;
+  plan.min_protocol = caps.min_protocol;
+  plan.max_protocol = caps.max_protocol;
+  plan.out_of_band = caps.out_of_band;
+  return plan;
+}
+
 std::string error_kind(const std::exception& e) {
   if (const auto* s = dynamic_cast<const SubjectError*>(&e)) return s->kind();
   return "internal";

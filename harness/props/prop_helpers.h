@@ -17,6 +17,20 @@
 
 namespace serialcheck::props {
 
+// The helper subjects properties consult through PropertyEnv::subject.
+inline constexpr const char* kOracle = "cpython";
+inline constexpr const char* kReference = "reference";
+
+// Why a property that reads frame 0 as a plain pickle skips a subject.
+inline constexpr const char* kNoPickleFormat =
+    "frame 0 is not a plain pickle stream (no pickle_format)";
+
+// Why a property whose oracle is the cpython subject skips that subject.
+inline constexpr const char* kIsTheOracle = "the cpython subject is the oracle of this property";
+
+// The applicability of a property that skips the subject for `reason`.
+Applicability skip(std::string reason);
+
 // The kind of a failure: SubjectError::kind(), else "internal".
 std::string error_kind(const std::exception& e);
 
@@ -29,6 +43,10 @@ Outcome exception_outcome(const std::exception& e, std::string_view stage);
 // sets a discard instead of a failure.
 std::optional<Message> dumps_step(Subject& subject, const TestCase& c, std::string_view stage,
                                   Outcome& failed);
+
+// The subject's own range: its protocols and out-of-band choice, and
+// python_safe values where its values pass through Python.
+CasePlan subject_plan(const Capabilities& caps);
 
 // Loads `m` into `graph` with the loader limit `max_protocol`. On failure
 // sets `failed` (with the message attached) and returns nullptr; an

@@ -10,27 +10,16 @@
 namespace serialcheck::props {
 namespace {
 
-constexpr const char* kReference = "reference";
-constexpr const char* kOracle = "cpython";
-
 Applicability reencode_applies(Subject& subject, PropertyEnv& env) {
   Capabilities caps = subject.capabilities();
   Applicability a;
-  if (!caps.pickle_format) {
-    a.skip_reason = "frame 0 is not a plain pickle stream (no pickle_format)";
-    return a;
-  }
-  if (!caps.cpython_bytes && !caps.c_pickler) {
-    a.skip_reason =
-        "its pickles are not written by CPython's C pickler (neither cpython_bytes nor c_pickler)";
-    return a;
-  }
+  if (!caps.pickle_format) return skip(kNoPickleFormat);
+  if (!caps.cpython_bytes && !caps.c_pickler)
+    return skip(
+        "its pickles are not written by CPython's C pickler (neither cpython_bytes nor c_pickler)");
   std::string why;
   Subject* reference = env.subject(kReference, &why);
-  if (reference == nullptr) {
-    a.skip_reason = "needs the reference subject: " + why;
-    return a;
-  }
+  if (reference == nullptr) return skip("needs the reference subject: " + why);
   // The reference itself gets the objects of the fixtures module as they
   // reduce, where the cpython subject can build them.
   Subject* oracle = env.subject(kOracle, nullptr);

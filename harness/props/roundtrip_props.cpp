@@ -9,13 +9,9 @@ namespace serialcheck::props {
 namespace {
 
 CasePlan own_plan(const Capabilities& caps, bool graph_shaped) {
-  CasePlan plan;
+  CasePlan plan = subject_plan(caps);
   plan.graph_shaped = graph_shaped;
-  plan.python_safe = caps.python_values;
   plan.python_objects = caps.python_values;
-  plan.min_protocol = caps.min_protocol;
-  plan.max_protocol = caps.max_protocol;
-  plan.out_of_band = caps.out_of_band;
   return plan;
 }
 
