@@ -66,9 +66,7 @@ void add_replay(CLI::App& app, Action& action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("PATH", o->paths, "Case files or directories (default: corpus/failing)");
   add_subject_options(cmd, o->sources);
-  cmd->add_option("--case-timeout", o->timeout, "Seconds one case may run")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_case_timeout(cmd, o->timeout, "Seconds one case may run");
   cmd->footer(
       "Verdicts: still-failing (same fingerprint), fixed (passes now), changed (fails another\n"
       "way or no longer applies), skipped (subject not available here), invalid (unreadable).\n"
@@ -92,9 +90,7 @@ void add_promote(CLI::App& app, Action& action) {
   cmd->add_option("--golden", o->golden, "The golden corpus directory (holds MANIFEST.json)")
       ->capture_default_str();
   cmd->add_option("--name", o->name, "Entry name (default: promoted_<subject>_<property>_<hash>)");
-  cmd->add_option("--case-timeout", o->timeout, "Seconds the dump may run")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_case_timeout(cmd, o->timeout, "Seconds the dump may run");
   cmd->footer(
       "The bytes come from the cpython subject (the reference when cpython is not available);\n"
       "the JSON is what the reference decodes from them. Exit codes: 0 written; 1 the case,\n"

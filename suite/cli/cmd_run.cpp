@@ -424,9 +424,7 @@ void add_run(CLI::App& app, Action& action) {
                   "GTEST_TOTAL_SHARDS, else all)");
   cmd->add_option("--jobs,-j", a->jobs, "Worker processes at once (default: CPUs)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--case-timeout", a->case_timeout, "Seconds one case may run")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_case_timeout(cmd, a->case_timeout, "Seconds one case may run");
   cmd->add_option("--corpus", a->corpus, "Where minimal failing cases are saved")
       ->capture_default_str();
   cmd->add_flag("--no-save", a->no_save, "Do not save failing cases");

@@ -26,6 +26,10 @@ void add_subject_options(CLI::App* cmd, SubjectArgs& args) {
                 "Ignore subjects.json; only built-in subjects and --testee ones");
 }
 
+void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help) {
+  cmd->add_option("--case-timeout", seconds, help)->check(CLI::PositiveNumber)->capture_default_str();
+}
+
 std::vector<TesteeConfig> testee_configs(const SubjectArgs& args) {
   // A malformed file or --testee throws SubjectsFileError, which the command
   // reports as bad input.

@@ -26,6 +26,10 @@ struct SubjectArgs {
 // --testee, --subjects-file and --no-subjects-file on `cmd`.
 void add_subject_options(CLI::App* cmd, SubjectArgs& args);
 
+// --case-timeout SECONDS (a positive number; the default is shown in --help):
+// how long a subject may take in its worker process. `help` says for what.
+void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help);
+
 // The testees `args` name, subjects file first. Throws SubjectsFileError on
 // a bad file or argument (a name used twice among them too), InputError on
 // a name a built-in subject has.
