@@ -1,9 +1,9 @@
 // numpy arrays (NDArray nodes): the model's layout rules, equality and JSON
 // form; numpy 1.24's pickle forms against the pickles numpy itself wrote
 // (corpus/golden-ndarray, made by scripts/make-golden-ndarray); zero-copy in
-// both directions; generated arrays through the codec; and, with the
-// embedded interpreter, the bridge and a property against real numpy and
-// CPython's C pickler.
+// both directions; generated arrays through the codec. The bridge and a
+// property against real numpy and CPython's C pickler:
+// ndarray_python_test.cpp.
 #include "reference/types/ndarray.h"
 
 #include <gtest/gtest.h>
@@ -32,35 +32,23 @@
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
-
-#ifdef SERIALCHECK_HAVE_PYTHON
-#include "harness/python/bridge.h"
-#include "harness/python/interpreter.h"
-#endif
+#include "suite/tests/support/ndarrays.h"
 
 namespace serialcheck {
 namespace {
 
 namespace fs = std::filesystem;
+using test_support::all_contiguous;
+using test_support::array;
+using test_support::arrays_of;
+using test_support::decode_with;
+using test_support::encode_result;
+using test_support::views_of;
 using types::ndarray_bytes;
 using types::ndarray_c_contiguous;
 using types::ndarray_f_contiguous;
 using types::ndarray_problem;
 using types::parse_numeric_dtype;
-
-Node* array(Graph& g, std::string dtype, std::vector<std::int64_t> shape,
-            std::vector<std::int64_t> strides, std::int64_t offset, std::string payload,
-            bool writeable = true) {
-  Node* n = g.ndarray();
-  ArrayParts& a = *n->array;
-  a.dtype = std::move(dtype);
-  a.shape = std::move(shape);
-  a.strides = std::move(strides);
-  a.offset = offset;
-  a.writeable = writeable;
-  n->set_owned(std::move(payload));
-  return n;
-}
 
 std::string iota_bytes(std::size_t n) {
   std::string s(n, '\0');
@@ -68,72 +56,10 @@ std::string iota_bytes(std::size_t n) {
   return s;
 }
 
-// Every node reachable from `root`, each once, depth first.
-std::vector<const Node*> reachable(const Node* root) {
-  std::vector<const Node*> out, todo{root};
-  std::unordered_set<const Node*> seen;
-  while (!todo.empty()) {
-    const Node* n = todo.back();
-    todo.pop_back();
-    if (n == nullptr || !seen.insert(n).second) continue;
-    out.push_back(n);
-    std::vector<const Node*> kids(n->items.begin(), n->items.end());
-    if (n->obj) {
-      kids.insert(kids.end(), {n->obj->callable, n->obj->args, n->obj->state});
-      kids.insert(kids.end(), n->obj->listitems.begin(), n->obj->listitems.end());
-    }
-    todo.insert(todo.end(), kids.rbegin(), kids.rend());
-  }
-  return out;
-}
-
-std::vector<const Node*> arrays_of(const Node* root) {
-  std::vector<const Node*> out;
-  for (const Node* n : reachable(root)) {
-    if (n->kind == Kind::NDArray) out.push_back(n);
-  }
-  return out;
-}
-
-// numpy pickles these with _frombuffer at protocol 5; the others come back
-// contiguous, so their second encoding differs from the first.
-bool all_contiguous(const Node* root) {
-  for (const Node* n : arrays_of(root)) {
-    const int itemsize = parse_numeric_dtype(n->array->dtype)->itemsize;
-    if (!ndarray_c_contiguous(*n->array, itemsize) && !ndarray_f_contiguous(*n->array, itemsize)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::string equal_why(const Node* a, const Node* b) {
   Difference d;
   if (equal(a, b, &d)) return "";
   return d.path + ": " + d.reason;
-}
-
-pickle::EncodeResult encode_at(const Node* v, int protocol, bool out_of_band) {
-  pickle::EncodeOptions o;
-  o.protocol = protocol;
-  if (out_of_band) o.buffer_callback = [](const Node&) { return false; };
-  return pickle::encode(v, o);
-}
-
-Node* decode_with(std::string_view bytes, Graph& g,
-                  const std::vector<pickle::BufferView>& views = {}) {
-  pickle::DecodeOptions o;
-  o.buffers = views;
-  return pickle::decode(bytes, g, o).root;
-}
-
-std::vector<pickle::BufferView> views_of(const pickle::EncodeResult& r) {
-  std::vector<pickle::BufferView> views;
-  for (const Node* b : r.buffers) {
-    views.push_back(
-        {reinterpret_cast<const std::uint8_t*>(b->payload().data()), b->payload().size(), b->flag});
-  }
-  return views;
 }
 
 // ---------------------------------------------------------------------------
@@ -354,7 +280,7 @@ TEST(NDArrayPickle, OutOfBandBuffersBorrowTheArraysMemory) {
   Node* f = array(g, "<u2", {3, 2}, {2, 6}, 4, payload);
   Node* strided = array(g, "<u4", {3}, {8}, 4, payload);
   Node* value = g.list({c, f, strided, c});
-  pickle::EncodeResult r = encode_at(value, 5, true);
+  pickle::EncodeResult r = encode_result(value, 5, true);
   ASSERT_EQ(r.buffers.size(), 2u);  // the strided view travels in band
   EXPECT_EQ(r.buffers[0]->payload().data(), c->payload().data() + 4);
   EXPECT_EQ(r.buffers[0]->payload().size(), 24u);
@@ -390,10 +316,10 @@ TEST(NDArrayPickle, InBandBufferKindFollowsTheFlag) {
             std::string::npos);  // SHORT_BINBYTES
   // Below protocol 5 both are the same writeable array, as numpy loads them.
   Graph out;
-  Node* back = decode_with(encode_at(ro, 4, false).bytes, out);
+  Node* back = decode_with(encode_result(ro, 4, false).bytes, out);
   ASSERT_EQ(back->kind, Kind::NDArray);
   EXPECT_TRUE(back->array->writeable);
-  EXPECT_EQ(encode_at(rw, 4, false).bytes, encode_at(ro, 4, false).bytes);
+  EXPECT_EQ(encode_result(rw, 4, false).bytes, encode_result(ro, 4, false).bytes);
 }
 
 // A numpy form whose parts something else refers to stays a generic reduce:
@@ -401,7 +327,7 @@ TEST(NDArrayPickle, InBandBufferKindFollowsTheFlag) {
 TEST(NDArrayPickle, SharedPartsKeepTheGenericForm) {
   Graph g;
   Node* a = array(g, "<f8", {2}, {8}, 0, std::string(16, '\x01'));
-  const std::string plain = encode_at(a, 3, false).bytes;
+  const std::string plain = encode_result(a, 3, false).bytes;
   Graph d1;
   Node* raised = decode_with(plain, d1);
   ASSERT_EQ(raised->kind, Kind::NDArray);
@@ -417,12 +343,12 @@ TEST(NDArrayPickle, SharedPartsKeepTheGenericForm) {
                h.tuple({h.global("numpy", "ndarray"), h.tuple({h.integer(0)}), h.bytes("b")}));
   obj->obj->state = h.tuple({h.integer(1), h.tuple({h.integer(2)}), dtype, h.boolean(false), data});
   for (Node* value : {h.list({obj}), h.list({obj, data}), h.list({obj, dtype})}) {
-    const std::string bytes = encode_at(value, 3, false).bytes;
+    const std::string bytes = encode_result(value, 3, false).bytes;
     Graph out;
     Node* back = decode_with(bytes, out);
     const bool alone = value->items.size() == 1;
     EXPECT_EQ(back->items[0]->kind, alone ? Kind::NDArray : Kind::Object);
-    EXPECT_EQ(encode_at(back, 3, false).bytes, bytes);
+    EXPECT_EQ(encode_result(back, 3, false).bytes, bytes);
   }
 }
 
@@ -573,13 +499,13 @@ TEST_P(NDArrayGolden, DecodeThenEncodeGivesNumpysBytes) {
     EXPECT_EQ(json_without_supplied(decoded, got), to_json(want));
     EXPECT_EQ(arrays.size(), arrays_of(want).size());
     // The expected value alone encodes to the same bytes.
-    EXPECT_TRUE(encode_at(want, v.protocol, v.out_of_band).bytes == want_bytes)
+    EXPECT_TRUE(encode_result(want, v.protocol, v.out_of_band).bytes == want_bytes)
         << "encoding the expected value differs";
   } else {
     EXPECT_EQ(static_cast<std::int64_t>(arrays.size()), v.ndarrays);
   }
 
-  pickle::EncodeResult again = encode_at(got, v.protocol, v.out_of_band);
+  pickle::EncodeResult again = encode_result(got, v.protocol, v.out_of_band);
   EXPECT_TRUE(again.bytes == want_bytes) << "encoding the decoded value differs";
   ASSERT_EQ(again.buffers.size(), want_buffers.size());
   for (std::size_t i = 0; i < want_buffers.size(); ++i) {
@@ -594,7 +520,7 @@ TEST_P(NDArrayGolden, DecodeThenEncodeGivesNumpysBytes) {
       std::vector<pickle::BufferView> other = views;
       for (pickle::BufferView& b : other) b.readonly = supplied_readonly;
       Graph g;
-      pickle::EncodeResult r = encode_at(decode_with(*data, g, other), v.protocol, true);
+      pickle::EncodeResult r = encode_result(decode_with(*data, g, other), v.protocol, true);
       EXPECT_TRUE(r.bytes == want_bytes) << "encoding the decoded value differs";
       ASSERT_EQ(r.buffers.size(), want_flags.size());
       for (std::size_t i = 0; i < want_flags.size(); ++i) {
@@ -674,12 +600,12 @@ RC_GTEST_PROP(NDArrayCodec, RoundTripsAndReencodes, ()) {
     const bool oob = variant == 6;
     const int protocol = oob ? 5 : variant;
     RC_LOG() << "protocol " << protocol << (oob ? " out of band" : "") << "\n";
-    pickle::EncodeResult r = encode_at(v.root, protocol, oob);
+    pickle::EncodeResult r = encode_result(v.root, protocol, oob);
     Graph out;
     Node* back = decode_with(r.bytes, out, views_of(r));
     RC_ASSERT(equal_why(v.root, back) == "");
     RC_ASSERT(all_contiguous(back));
-    pickle::EncodeResult again = encode_at(back, protocol, oob);
+    pickle::EncodeResult again = encode_result(back, protocol, oob);
     if (protocol < 5 || all_contiguous(v.root)) {
       RC_ASSERT(again.bytes == r.bytes);
       RC_ASSERT(again.buffers.size() == r.buffers.size());
@@ -687,283 +613,12 @@ RC_GTEST_PROP(NDArrayCodec, RoundTripsAndReencodes, ()) {
     Graph out2;
     Node* back2 = decode_with(again.bytes, out2, views_of(again));
     RC_ASSERT(equal_why(v.root, back2) == "");
-    RC_ASSERT(encode_at(back2, protocol, oob).bytes == again.bytes);
+    RC_ASSERT(encode_result(back2, protocol, oob).bytes == again.bytes);
   }
 }
 
 // ---------------------------------------------------------------------------
 // With numpy itself
-
-#ifdef SERIALCHECK_HAVE_PYTHON
-
-using python::eval;
-using python::exec;
-using python::from_python;
-using python::Gil;
-using python::PyRef;
-using python::set_main;
-using python::to_python;
-
-class NDArrayPython : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string reason;
-    if (!python::python_available(&reason)) GTEST_SKIP() << "no embedded Python: " << reason;
-    Gil gil;
-    exec(
-        "import pickle, numpy as np\n"
-        "def _sc_nd_dumps(obj, protocol, oob):\n"
-        "  bufs = []\n"
-        "  data = pickle.dumps(obj, protocol=protocol, buffer_callback=bufs.append if oob else "
-        "None)\n"
-        "  return (data, [(bytes(b.raw()), b.raw().readonly) for b in bufs])\n"
-        "def _sc_nd_loads(data, bufs):\n"
-        "  return pickle.loads(data, buffers=[p if ro else bytearray(p) for p, ro in bufs])\n");
-  }
-
-  static bool truth(std::string_view expression) {
-    PyRef result = eval(expression);
-    Graph g;
-    Node* n = from_python(result.get(), g);
-    return n->kind == Kind::Bool && n->flag;
-  }
-};
-
-TEST_F(NDArrayPython, ToPythonKeepsDtypeShapeStridesOffsetAndFlag) {
-  Gil gil;
-  Graph g;
-  // [::-1] of a big-endian int16 vector, two bytes into its buffer, read-only.
-  Node* a = array(g, ">i2", {3}, {-2}, 6, std::string("xx\x00\x01\x00\x02\x00\x03zz", 10), false);
-  PyRef x = to_python(a);
-  set_main("x", x.get());
-  EXPECT_TRUE(truth("type(x) is np.ndarray and x.dtype.str == '>i2' and x.shape == (3,)"));
-  EXPECT_TRUE(truth("x.strides == (-2,) and not x.flags.writeable and x.tolist() == [3, 2, 1]"));
-  EXPECT_TRUE(truth("x.ctypes.data - np.frombuffer(x.base, np.uint8).ctypes.data == 6"));
-  Node* bcast = array(g, "<f4", {2, 2}, {0, 4}, 0, std::string("\0\0\x80?\0\0\0@", 8));
-  PyRef y = to_python(bcast);
-  set_main("y", y.get());
-  EXPECT_TRUE(truth("y.strides == (0, 4) and y.tolist() == [[1.0, 2.0], [1.0, 2.0]]"));
-  EXPECT_TRUE(truth("y.flags.writeable"));
-  // Distinct big-endian arrays get distinct dtype objects, native ones share.
-  Node* b = array(g, ">i2", {1}, {2}, 0, std::string("\x00\x01", 2));
-  Node* c = array(g, "<f8", {1}, {8}, 0, std::string(8, '\0'));
-  Node* d = array(g, "<f8", {1}, {8}, 0, std::string(8, '\0'));
-  PyRef z = to_python(g.list({a, b, c, d, a}));
-  set_main("z", z.get());
-  EXPECT_TRUE(truth("z[0] is z[4] and z[0].dtype is not z[1].dtype and z[2].dtype is z[3].dtype"));
-}
-
-// CPython writes a writable array or buffer out of band as NEXT_BUFFER
-// alone and a read-only one with READONLY_BUFFER after it; its loader hands
-// back a read-only object when the stream or the memory it is given says so.
-// The reference agrees about the loaded objects (loaded_readonly, to_python)
-// and writes CPython's bytes again whichever memory it was given.
-TEST_F(NDArrayPython, OutOfBandWritabilityIsTheStreamsAndTheSuppliedMemorys) {
-  Gil gil;
-  exec(
-      "ro = np.arange(3, dtype='<i4'); ro.flags.writeable = False\n"
-      "oob_value = [np.arange(4, dtype='<f8'), ro, pickle.PickleBuffer(bytearray(b'rw')),\n"
-      "             pickle.PickleBuffer(b'ro')]\n"
-      "oob_data, oob_bufs = _sc_nd_dumps(oob_value, 5, True)\n"
-      "def _sc_readonly(o):\n"
-      "  return not o.flags.writeable if isinstance(o, np.ndarray) else memoryview(o).readonly\n");
-  Graph g;
-  const Node* dumped = from_python(eval("(oob_data, oob_bufs)").get(), g);
-  const std::string data(dumped->items[0]->payload());
-  std::vector<std::string> contents;
-  std::vector<bool> stream_readonly;
-  for (const Node* b : dumped->items[1]->items) {
-    contents.emplace_back(b->items[0]->payload());
-    stream_readonly.push_back(b->items[1]->flag);
-  }
-  ASSERT_EQ(stream_readonly, (std::vector<bool>{false, true, false, true}));
-  for (bool supplied_readonly : {true, false}) {
-    SCOPED_TRACE(supplied_readonly ? "bytes supplied" : "bytearrays supplied");
-    exec(std::string("loaded = pickle.loads(oob_data, buffers=[") +
-         (supplied_readonly ? "p" : "bytearray(p)") + " for p, _ in oob_bufs])\n");
-    Graph cg;
-    const Node* cpython = from_python(eval("[_sc_readonly(o) for o in loaded]").get(), cg);
-    std::vector<pickle::BufferView> views;
-    for (const std::string& c : contents) {
-      views.push_back(
-          {reinterpret_cast<const std::uint8_t*>(c.data()), c.size(), supplied_readonly});
-    }
-    Graph dg;
-    Node* decoded = decode_with(data, dg, views);
-    ASSERT_EQ(decoded->items.size(), 4u);
-    EXPECT_EQ(decoded->items[0]->kind, Kind::NDArray);
-    EXPECT_EQ(decoded->items[1]->kind, Kind::NDArray);
-    PyRef made = to_python(decoded);
-    set_main("made", made.get());
-    Graph mg;
-    const Node* ours = from_python(eval("[_sc_readonly(o) for o in made]").get(), mg);
-    for (std::size_t i = 0; i < 4; ++i) {
-      EXPECT_EQ(loaded_readonly(*decoded->items[i]), cpython->items[i]->flag) << "item " << i;
-      EXPECT_EQ(ours->items[i]->flag, cpython->items[i]->flag) << "item " << i;
-    }
-    // The first array is writable only when writable memory was supplied.
-    EXPECT_EQ(cpython->items[0]->flag, supplied_readonly);
-    pickle::EncodeResult again = encode_at(decoded, 5, true);
-    EXPECT_TRUE(again.bytes == data) << "encoding the decoded value differs from CPython's";
-    ASSERT_EQ(again.buffers.size(), 4u);
-    for (std::size_t i = 0; i < 4; ++i) {
-      EXPECT_EQ(again.buffers[i]->flag, stream_readonly[i]) << "buffer " << i;
-    }
-  }
-}
-
-TEST_F(NDArrayPython, FromPythonDescribesExactNumericArrays) {
-  Gil gil;
-  exec(
-      "a = np.arange(12, dtype='<i4').reshape(3, 4)\n"
-      "v = a[::-2, 1::2]\n"
-      "r = np.arange(3.0); r.flags.writeable = False\n");
-  Graph g;
-  PyRef value = eval("[v, a, v, r, np.zeros((0, 5), '>c8'), np.array(7, 'u1')]");
-  Node* n = from_python(value.get(), g);
-  ASSERT_EQ(n->kind, Kind::List);
-  for (const Node* item : n->items) ASSERT_EQ(item->kind, Kind::NDArray);
-  const Node* view = n->items[0];
-  EXPECT_EQ(view, n->items[2]);  // one object, one node
-  EXPECT_EQ(view->array->dtype, "<i4");
-  EXPECT_EQ(view->array->shape, (std::vector<std::int64_t>{2, 2}));
-  EXPECT_EQ(view->array->strides, (std::vector<std::int64_t>{-32, 8}));
-  // Its payload spans only the elements: rows 2 and 0, columns 1 to 3.
-  EXPECT_EQ(view->payload().size(), 44u);
-  EXPECT_EQ(view->array->offset, 32);
-  EXPECT_EQ(ndarray_bytes(*view), std::string("\x09\0\0\0\x0b\0\0\0\x01\0\0\0\x03\0\0\0", 16));
-  EXPECT_FALSE(n->items[3]->array->writeable);
-  EXPECT_TRUE(n->items[1]->array->writeable);
-  EXPECT_EQ(n->items[4]->array->dtype, ">c8");
-  EXPECT_EQ(n->items[4]->payload().size(), 0u);
-  EXPECT_EQ(n->items[5]->array->dtype, "|u1");
-  EXPECT_TRUE(n->items[5]->array->shape.empty());
-  EXPECT_EQ(n->items[5]->payload(), "\x07");
-}
-
-TEST_F(NDArrayPython, OtherArraysStayGenericReduces) {
-  Gil gil;
-  for (const char* expression :
-       {"np.array([1, 'a'], dtype=object)", "np.zeros(2, dtype=[('a', '<i4')])",
-        "np.matrix([[1, 2]])", "np.ma.array([1, 2], mask=[0, 1])", "np.zeros(2, np.longdouble)",
-        "np.zeros(2, np.dtype('<f8', metadata={'m': 1}))", "np.array(['x'])",
-        "np.zeros(1, 'M8[s]')", "np.float64(1.5)"}) {
-    Graph g;
-    PyRef value = eval(expression);
-    Node* n = from_python(value.get(), g, python::BridgeOptions{4});
-    EXPECT_EQ(n->kind, Kind::Object) << expression;
-    EXPECT_TRUE(arrays_of(n).empty()) << expression;
-  }
-}
-
-// What numpy's pickle.loads makes of `v` pickled at `protocol`: numpy's
-// __setstate__ (below protocol 5, and for arrays not contiguous at 5) turns
-// a big-endian array into a native one, swapping its bytes, and makes it
-// writeable; _frombuffer keeps the dtype and the buffer's flag.
-Node* as_numpy_loads(const Node* v, int protocol, Graph& g,
-                     std::unordered_map<const Node*, Node*>& made) {
-  if (auto it = made.find(v); it != made.end()) return it->second;
-  Node* out = nullptr;
-  switch (v->kind) {
-    case Kind::NDArray: {
-      const ArrayParts& a = *v->array;
-      auto dt = *parse_numeric_dtype(a.dtype);
-      const bool contiguous =
-          ndarray_c_contiguous(a, dt.itemsize) || ndarray_f_contiguous(a, dt.itemsize);
-      const bool reconstructed = protocol < 5 || !contiguous;
-      std::string bytes = ndarray_bytes(*v);
-      std::string dtype = a.dtype;
-      if (reconstructed && dt.byteorder == '>') {
-        const std::size_t part = dt.kind == 'c' ? dt.itemsize / 2 : dt.itemsize;
-        for (std::size_t i = 0; i < bytes.size(); i += part) {
-          std::reverse(bytes.begin() + static_cast<std::ptrdiff_t>(i),
-                       bytes.begin() + static_cast<std::ptrdiff_t>(i + part));
-        }
-        dtype[0] = '<';
-      }
-      out = array(g, dtype, a.shape, types::contiguous_strides(a.shape, dt.itemsize, 'C'), 0, bytes,
-                  reconstructed || a.writeable);
-      break;
-    }
-    case Kind::Str: out = g.str(std::string(v->payload())); break;
-    case Kind::List:
-    case Kind::Tuple:
-    case Kind::Dict: {
-      out = g.make(v->kind);
-      made.emplace(v, out);
-      for (const Node* item : v->items)
-        out->items.push_back(as_numpy_loads(item, protocol, g, made));
-      return out;
-    }
-    default: ADD_FAILURE() << "unexpected kind " << kind_name(v->kind); return g.none();
-  }
-  made.emplace(v, out);
-  return out;
-}
-
-// For every generated value and every protocol (and protocol 5 out of
-// band): the reference's pickle is byte for byte what the C pickler writes
-// for the bridged numpy objects; real numpy loads it to the arrays it should;
-// the reference decodes it back to the value and writes the same bytes again.
-TEST_F(NDArrayPython, MatchesNumpyAndTheCPickler) {
-  Gil gil;
-  const bool ok = rc::check("generated arrays against numpy and the C pickler", [] {
-    const auto v = *gen::ndarrayValue();
-    PyRef object = to_python(v.root);
-    set_main("_sc_value", object.get());
-    for (int variant = 0; variant <= 6; ++variant) {
-      const bool oob = variant == 6;
-      const int protocol = oob ? 5 : variant;
-      RC_LOG() << "protocol " << protocol << (oob ? " out of band" : "") << "\n";
-      pickle::EncodeResult ours = encode_at(v.root, protocol, oob);
-
-      // The C pickler on the bridged objects.
-      PyRef dumped = eval("_sc_nd_dumps(_sc_value, " + std::to_string(protocol) + ", " +
-                          (oob ? "True" : "False") + ")");
-      Graph cg;
-      Node* cpy = from_python(dumped.get(), cg);
-      RC_ASSERT(cpy->items[0]->payload() == std::string_view(ours.bytes));
-      const Node* cbufs = cpy->items[1];
-      RC_ASSERT(cbufs->items.size() == ours.buffers.size());
-      for (std::size_t i = 0; i < ours.buffers.size(); ++i) {
-        RC_ASSERT(cbufs->items[i]->items[0]->payload() == ours.buffers[i]->payload());
-        RC_ASSERT(cbufs->items[i]->items[1]->flag == ours.buffers[i]->flag);
-      }
-
-      // numpy loads our bytes.
-      Graph lg;
-      std::vector<Node*> bufs;
-      for (const Node* b : ours.buffers) {
-        bufs.push_back(lg.tuple({lg.bytes(std::string(b->payload())), lg.boolean(b->flag)}));
-      }
-      PyRef args = to_python(lg.tuple({lg.bytes(ours.bytes), lg.list(std::move(bufs))}));
-      set_main("_sc_args", args.get());
-      PyRef loaded = eval("_sc_nd_loads(*_sc_args)");
-      Node* got = from_python(loaded.get(), lg);
-      std::unordered_map<const Node*, Node*> made;
-      Node* want = as_numpy_loads(v.root, protocol, lg, made);
-      RC_ASSERT(equal_why(want, got) == "");
-      auto want_arrays = arrays_of(want), got_arrays = arrays_of(got);
-      RC_ASSERT(want_arrays.size() == got_arrays.size());
-      for (std::size_t i = 0; i < got_arrays.size(); ++i) {
-        RC_ASSERT(want_arrays[i]->array->writeable == got_arrays[i]->array->writeable);
-      }
-
-      // The reference decodes its own bytes back to the value, and writes
-      // them again.
-      auto views = views_of(ours);
-      Graph dg;
-      Node* back = decode_with(ours.bytes, dg, views);
-      RC_ASSERT(equal_why(v.root, back) == "");
-      if (protocol < 5 || all_contiguous(v.root)) {
-        RC_ASSERT(encode_at(back, protocol, oob).bytes == ours.bytes);
-      }
-    }
-  });
-  EXPECT_TRUE(ok);
-}
-
-#endif  // SERIALCHECK_HAVE_PYTHON
 
 }  // namespace
 }  // namespace serialcheck

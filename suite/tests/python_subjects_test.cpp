@@ -1,7 +1,7 @@
 // The Python subjects: cpython, cpython-py, cloudpickle, distributed.
-#include <gtest/gtest.h>
+#include "harness/subjects/python_subjects.h"
 
-#ifdef SERIALCHECK_HAVE_PYTHON
+#include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
@@ -10,9 +10,9 @@
 #include "harness/python/bridge.h"
 #include "harness/python/buffers.h"
 #include "harness/python/interpreter.h"
-#include "harness/subjects/python_subjects.h"
 #include "reference/value/equal.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/python_test.h"
 
 namespace serialcheck {
 namespace {
@@ -22,13 +22,8 @@ using python::exec;
 using python::Gil;
 using python::PyRef;
 
-class PythonSubjects : public ::testing::Test {
+class PythonSubjects : public test_support::PythonTest {
  protected:
-  void SetUp() override {
-    std::string reason;
-    if (!python::python_available(&reason)) GTEST_SKIP() << "no embedded Python: " << reason;
-  }
-
   static std::unique_ptr<PythonSubject> available(std::unique_ptr<PythonSubject> subject) {
     auto reason = subject->unavailable_reason();
     EXPECT_FALSE(reason.has_value()) << subject->name() << ": " << reason.value_or("");
@@ -317,12 +312,3 @@ TEST_F(PythonSubjects, FramesCanBeDroppedOnAnotherThread) {
 
 }  // namespace
 }  // namespace serialcheck
-
-#else
-
-TEST(PythonSubjects, NeedsEmbeddedPython) {
-  GTEST_SKIP() << "built without the embedded Python interpreter (the Python 3.11 embed API was "
-                  "not found), so the Python subjects are not tested";
-}
-
-#endif

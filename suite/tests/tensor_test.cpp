@@ -1,7 +1,7 @@
 // The Tensor and DeviceBuffer domain kinds: torch's pickle form and the
-// reference's form with a grad (written, recognised, and loaded by real
-// torch), equality, the JSON form, the bridge, the generators, and the
-// golden pickles of corpus/golden-torch (tensors and modules).
+// reference's form with a grad (written and recognised), equality, the JSON
+// form, the generators, and the golden pickles of corpus/golden-torch
+// (tensors and modules). Against real torch: tensor_python_test.cpp.
 #include "reference/types/tensor.h"
 
 #include <gtest/gtest.h>
@@ -31,17 +31,18 @@
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
-
-#ifdef SERIALCHECK_HAVE_PYTHON
-#include "harness/python/bridge.h"
-#include "harness/python/interpreter.h"
-#include "harness/subjects/subject.h"
-#endif
+#include "suite/tests/support/tensors.h"
 
 namespace serialcheck {
 namespace {
 
 namespace fs = std::filesystem;
+
+using test_support::bytes_of;
+using test_support::golden_torch_dir;
+using test_support::golden_torch_variants;
+using test_support::GoldenTorchVariant;
+using test_support::tensor;
 
 std::string encode_at(const Node* v, int protocol) {
   pickle::EncodeOptions o;
@@ -63,27 +64,6 @@ std::string why_unequal(const Node* a, const Node* b) {
 template <std::size_t N>
 std::string bin(const char (&literal)[N]) {
   return std::string(literal, N - 1);
-}
-
-std::string bytes_of(std::initializer_list<float> values) {
-  std::string out;
-  for (float f : values) out.append(reinterpret_cast<const char*>(&f), sizeof f);
-  return out;
-}
-
-Node* tensor(Graph& g, std::string dtype, std::vector<std::int64_t> shape,
-             std::vector<std::int64_t> strides, std::int64_t offset, std::string data,
-             bool requires_grad = false, Node* grad = nullptr) {
-  Node* n = g.tensor();
-  ArrayParts& a = *n->array;
-  a.dtype = std::move(dtype);
-  a.shape = std::move(shape);
-  a.strides = std::move(strides);
-  a.offset = offset;
-  a.requires_grad = requires_grad;
-  a.grad = grad;
-  n->set_owned(std::move(data));
-  return n;
 }
 
 // A 2x3 float32 tensor over arange(6).
@@ -507,47 +487,10 @@ RC_GTEST_PROP(DeviceBufferKind, GeneratedBuffersRoundTripThroughJson, ()) {
 
 // ---- golden pickles from torch and cloudpickle --------------------------------------
 
-struct GoldenTorchVariant {
-  std::string case_name;
-  int protocol = 0;
-  std::string form;  // native, reference, cloudpickle
-  std::string pickle_file;
-  std::string json_file;
-  bool byte_identical = false;
-};
-
-void PrintTo(const GoldenTorchVariant& v, std::ostream* os) {
-  *os << v.pickle_file;
-}
-
-fs::path golden_torch_dir() {
-  return fs::path(SERIALCHECK_SOURCE_DIR) / "corpus" / "golden-torch";
-}
-
 std::optional<std::string> read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::vector<GoldenTorchVariant> golden_torch_variants() {
-  std::vector<GoldenTorchVariant> out;
-  auto text = read_file(golden_torch_dir() / "MANIFEST.json");
-  if (!text) return out;
-  const nlohmann::json doc = nlohmann::json::parse(*text);
-  for (const auto& c : doc.at("cases")) {
-    for (const auto& v : c.at("variants")) {
-      GoldenTorchVariant g;
-      g.case_name = c.at("name").get<std::string>();
-      g.protocol = v.at("protocol").get<int>();
-      g.form = v.at("form").get<std::string>();
-      g.pickle_file = v.at("pickle").get<std::string>();
-      g.json_file = v.at("json").get<std::string>();
-      g.byte_identical = v.at("byte_identical").get<bool>();
-      out.push_back(std::move(g));
-    }
-  }
-  return out;
 }
 
 TEST(GoldenTorchManifest, Loads) {
@@ -585,151 +528,6 @@ INSTANTIATE_TEST_SUITE_P(Corpus, GoldenTorch, ::testing::ValuesIn(golden_torch_v
                          golden_name);
 
 // ---- real torch ------------------------------------------------------------------
-
-#ifdef SERIALCHECK_HAVE_PYTHON
-
-using python::eval;
-using python::exec;
-using python::Gil;
-using python::PyRef;
-using python::set_main;
-
-bool have_torch(std::string* reason) {
-  if (!python::python_available(reason)) return false;
-  try {
-    Gil gil;
-    exec("import pickle, torch");
-    return true;
-  } catch (const SubjectError& e) {
-    *reason = e.what();
-    return false;
-  }
-}
-
-// pickle.loads(bytes) in the embedded interpreter, described back as a value.
-Node* loaded_by_python(const std::string& bytes, Graph& out) {
-  Graph tmp;
-  PyRef data = python::to_python(tmp.bytes(bytes));
-  set_main("sc_data", data.get());
-  PyRef loaded = eval("pickle.loads(sc_data)");
-  set_main("sc_loaded", loaded.get());
-  return python::from_python(loaded.get(), out);
-}
-
-bool truth(std::string_view expression) {
-  Graph g;
-  Node* n = python::from_python(eval(expression).get(), g);
-  return n->kind == Kind::Bool && n->flag;
-}
-
-class TorchLoads : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string reason;
-    if (!have_torch(&reason)) GTEST_SKIP() << "no embedded Python with torch: " << reason;
-  }
-};
-
-TEST_F(TorchLoads, TheReferenceGoldenFormsWithEverythingIntact) {
-  Gil gil;
-  std::size_t checked = 0;
-  for (const GoldenTorchVariant& v : golden_torch_variants()) {
-    if (v.form != "reference") continue;
-    Graph expected_graph;
-    Node* expected = from_json(*read_file(golden_torch_dir() / v.json_file), expected_graph);
-    Graph g;
-    Node* back = loaded_by_python(encode_at(expected, v.protocol), g);
-    EXPECT_EQ(why_unequal(expected, back), "") << v.pickle_file;
-    ++checked;
-  }
-  EXPECT_GT(checked, 100u);
-}
-
-TEST_F(TorchLoads, GradSurvivesWhereTorchsOwnPicklingDropsIt) {
-  Gil gil;
-  Graph g;
-  Node* grad = tensor(g, "float32", {2, 3}, {1, 2}, 0, bytes_of({9, 8, 7, 6, 5, 4}));
-  Node* t = tensor(g, "float32", {2, 3}, {3, 1}, 0, bytes_of({0, 1, 2, 3, 4, 5}), true, grad);
-  Graph h;
-  loaded_by_python(encode_at(t, 5), h);
-  EXPECT_TRUE(
-      truth("type(sc_loaded) is torch.Tensor and sc_loaded.requires_grad and "
-            "sc_loaded.grad is not None and sc_loaded.grad.stride() == (1, 2) and "
-            "sc_loaded.grad.tolist() == [[9.0, 7.0, 5.0], [8.0, 6.0, 4.0]]"));
-  EXPECT_TRUE(truth("pickle.loads(pickle.dumps(sc_loaded)).grad is None"))
-      << "torch's own pickling drops .grad (the bug the reference form avoids)";
-}
-
-TEST_F(TorchLoads, BridgeBuildsExactTensorsWithStorageLayout) {
-  Gil gil;
-  Graph g;
-  Node* t = tensor(g, "float64", {2}, {3}, 1, std::string(6 * 8, '\0'), true,
-                   tensor(g, "float64", {2}, {1}, 0, std::string(16, '\x01')));
-  PyRef object = python::to_python(t);
-  set_main("sc_t", object.get());
-  EXPECT_TRUE(
-      truth("type(sc_t) is torch.Tensor and sc_t.stride() == (3,) and "
-            "sc_t.storage_offset() == 1 and sc_t.storage().size() == 6 and "
-            "sc_t.requires_grad and sc_t.is_leaf and sc_t.grad.dtype == torch.float64"));
-  Graph h;
-  EXPECT_EQ(why_unequal(t, python::from_python(object.get(), h)), "");
-}
-
-TEST_F(TorchLoads, TensorSubclassesStayGenericReduces) {
-  Gil gil;
-  Graph g;
-  Node* n = python::from_python(eval("torch.nn.Parameter(torch.ones(2))").get(), g);
-  EXPECT_EQ(n->kind, Kind::Object);
-}
-
-TEST_F(TorchLoads, DeviceBuffersHaveNoPythonObject) {
-  Gil gil;
-  Graph g;
-  Node* b = gen::build_device_buffer({"sim:0", "abc"}, g);
-  try {
-    python::to_python(g.list({b}));
-    FAIL() << "no error";
-  } catch (const SubjectError& e) {
-    EXPECT_EQ(e.kind(), "BridgeError");
-    EXPECT_NE(std::string(e.what()).find("device-buffer"), std::string::npos) << e.what();
-  }
-}
-
-// Properties that need torch: skipped as a whole when it is missing.
-
-// encode -> real torch loads -> the same tensor, grads and requires_grad included.
-TEST_F(TorchLoads, PropertyLoadsTheReferenceForm) {
-  EXPECT_TRUE(rc::check("torch loads the reference form of generated tensors", [] {
-    const auto v = *gen::tensorValue();
-    const int p = *rc::gen::inRange(0, 6);
-    Gil gil;
-    Graph g;
-    Node* back = loaded_by_python(encode_at(v.root, p), g);
-    RC_ASSERT(why_unequal(v.root, back) == "");
-  }));
-}
-
-// torch's own pickle of a bridged tensor decodes to the same tensor without its grads.
-TEST_F(TorchLoads, PropertyTorchsOwnPickleDecodes) {
-  EXPECT_TRUE(rc::check("torch's own pickles of generated tensors decode", [] {
-    auto spec = *gen::tensorSpec();
-    const int p = *rc::gen::inRange(0, 6);
-    Gil gil;
-    Graph g;
-    PyRef object = python::to_python(build_tensor(spec, g));
-    set_main("sc_t", object.get());
-    exec("sc_bytes = pickle.dumps(sc_t, protocol=" + std::to_string(p) + ")");
-    Graph h;
-    Node* bytes = python::from_python(eval("sc_bytes").get(), h);
-    Graph d;
-    Node* decoded = decode_into(bytes->payload(), d);
-    spec.grad = nullptr;
-    Graph e;
-    RC_ASSERT(why_unequal(build_tensor(spec, e), decoded) == "");
-  }));
-}
-
-#endif  // SERIALCHECK_HAVE_PYTHON
 
 }  // namespace
 }  // namespace serialcheck

@@ -14,14 +14,13 @@
 #include "harness/subjects/python_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "harness/subjects/subject.h"
-#include "suite/tests/support/env.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/env.h"
+#include "suite/tests/support/python_test.h"
 
 namespace serialcheck {
 namespace {
-
-#ifdef SERIALCHECK_HAVE_PYTHON
 
 // A subject that refuses, as a testee whose JSON reader does not know them
 // would, a value holding either mark.
@@ -39,9 +38,9 @@ class RefusesLoadMarks : public ReferenceSubject {
   }
 };
 
-TEST(LoadMarks, BytesMatchHandsTheSubjectTheValueWithoutThem) {
-  std::string reason;
-  if (!python::python_available(&reason)) GTEST_SKIP() << "no embedded Python: " << reason;
+using LoadMarks = test_support::PythonTest;
+
+TEST_F(LoadMarks, BytesMatchHandsTheSubjectTheValueWithoutThem) {
   ReferenceSubject reference;
   RefusesLoadMarks subject;
   auto cpython = make_cpython_subject();
@@ -68,8 +67,6 @@ TEST(LoadMarks, BytesMatchHandsTheSubjectTheValueWithoutThem) {
   marked->items[1]->supplied = Supplied::ReadOnly;
   EXPECT_THROW(subject.dumps(marked, DumpOptions{}), SubjectError);
 }
-
-#endif
 
 }  // namespace
 }  // namespace serialcheck

@@ -1,0 +1,391 @@
+// The fixtures module (harness/testees/python/serialcheck_fixtures.py) in the
+// embedded interpreter: its kinds match the generator's table, the reference
+// writes what the C pickler writes for every shape, and the properties run
+// on cases that hold the resolved objects.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "harness/gen/config.h"
+#include "harness/gen/fixtures.h"
+#include "harness/gen/plan.h"
+#include "harness/gen/value.h"
+#include "harness/props/gate_props.h"
+#include "harness/props/prop_helpers.h"
+#include "harness/props/value_tools.h"
+#include "harness/python/bridge.h"
+#include "harness/python/fixtures.h"
+#include "harness/python/interpreter.h"
+#include "harness/subjects/python_subjects.h"
+#include "harness/subjects/reference_subject.h"
+#include "reference/pickle/encoder.h"
+#include "reference/value/json.h"
+#include "suite/tests/support/env.h"
+#include "suite/tests/support/python_test.h"
+#include "suite/tests/support/python_values.h"
+
+namespace serialcheck {
+namespace {
+
+using test_support::python_bytes;
+
+class PythonFixtures : public test_support::PythonTest {
+ protected:
+  // make(kind, 7, ['x', 2.5], ...) as a request node.
+  static Node* request(Graph& g, const gen::FixtureKind& k) {
+    std::vector<Node*> args{g.str(std::string(k.name))};
+    for (int i = 0; i < k.arity; ++i) {
+      args.push_back(i % 2 == 0 ? g.integer(7) : g.list({g.str("x"), g.floating(2.5)}));
+    }
+    return g.object(g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker)),
+                    g.tuple(std::move(args)));
+  }
+};
+
+TEST_F(PythonFixtures, KindsMatchTheModulesTable) {
+  python::Gil gil;
+  python::exec("import serialcheck_fixtures");
+  std::set<std::string> names;
+  for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+    names.insert(std::string(k.name));
+    python::PyRef arity =
+        python::eval("serialcheck_fixtures.FIXTURES.get('" + std::string(k.name) + "', -1)");
+    Graph g;
+    Node* n = python::from_python(arity.get(), g);
+    EXPECT_EQ(n->small, k.arity) << k.name;
+  }
+  python::PyRef count = python::eval("len(serialcheck_fixtures.FIXTURES)");
+  Graph g;
+  EXPECT_EQ(static_cast<std::size_t>(python::from_python(count.get(), g)->small), names.size());
+}
+
+// The reference's pickle of what each fixture object reduces to is the C
+// pickler's pickle of the object, at every protocol CPython pickles it.
+TEST_F(PythonFixtures, ReferenceWritesWhatTheCPicklerWritesForEveryShape) {
+  for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+    for (int protocol = k.min_protocol; protocol <= 5; ++protocol) {
+      Graph g;
+      Node* req = request(g, k);
+      Graph resolved;
+      Node* value = python::resolve_fixture_requests(req, resolved, protocol);
+      EXPECT_FALSE(gen::has_fixture_requests(value)) << k.name;
+      pickle::EncodeOptions options;
+      options.protocol = protocol;
+      std::string ours = pickle::encode(value, options).bytes;
+      std::string args;
+      for (int i = 0; i < k.arity; ++i) args += i % 2 == 0 ? ", 7" : ", ['x', 2.5]";
+      std::string theirs = python_bytes(
+          "__import__('pickle').dumps(__import__('serialcheck_fixtures').make('" +
+          std::string(k.name) + "'" + args + "), protocol=" + std::to_string(protocol) + ")");
+      EXPECT_EQ(ours, theirs) << k.name << " at protocol " << protocol;
+    }
+  }
+}
+
+// A kind CPython cannot pickle at a protocol fails to resolve there.
+TEST_F(PythonFixtures, UnpicklableBelowItsMinimumProtocol) {
+  for (const gen::FixtureKind& k : gen::fixture_kinds()) {
+    if (k.min_protocol != 2) continue;
+    Graph g;
+    Node* req = request(g, k);
+    Graph resolved;
+    EXPECT_THROW(python::resolve_fixture_requests(req, resolved, 1), SubjectError) << k.name;
+  }
+}
+
+// Negative control: the reduce the object has at protocol 1
+// (copyreg._reconstructor) handed to the reference at protocol 2, where
+// CPython uses copyreg.__newobj__, must fail bytes.match-cpython; the right
+// form passes.
+TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
+  ReferenceSubject reference;
+  auto cpython = make_cpython_subject();
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
+  const GateProperty* property = find_property("bytes.match-cpython");
+  ASSERT_NE(property, nullptr);
+  for (std::string_view kind : {"plain", "list_subclass", "newargs"}) {
+    gen::FixtureKind k{};
+    for (const auto& f : gen::fixture_kinds()) {
+      if (f.name == kind) k = f;
+    }
+    for (int form : {2, 1}) {
+      Graph g;
+      Node* req = request(g, k);
+      TestCase c;
+      c.graph = std::make_shared<Graph>();
+      c.value = python::resolve_fixture_requests(req, *c.graph, form);
+      c.protocol = 2;
+      Outcome o = check_case(*property, reference, c, env);
+      if (form == 2) {
+        EXPECT_EQ(o.status, Outcome::Status::Pass) << kind << ": " << o.message;
+      } else {
+        EXPECT_TRUE(o.failed()) << kind << ": the protocol-1 reduce passed at protocol 2";
+        EXPECT_EQ(o.fingerprint.rfind("bytes:", 0), 0u) << o.fingerprint;
+      }
+    }
+  }
+}
+
+// A class with a __new__ of its own and __getnewargs_ex__: from protocol 4
+// NEWOBJ_EX; at 2 and 3 the C pickler calls
+// functools.partial(cls.__new__, cls, *args, **kwargs)(), naming the
+// class's own __new__; at 0 and 1 copyreg._reconstructor, as for any class.
+// At every protocol the reference writes the C pickler's bytes, reads them
+// back to a value that is the real object again, and the properties whose
+// cases hold fixture objects hold for the reference and the cpython subject.
+TEST_F(PythonFixtures, OwnNewWithKeywordArgumentsAtEveryProtocol) {
+  ReferenceSubject reference;
+  auto cpython = make_cpython_subject();
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
+  gen::FixtureKind k{};
+  for (const auto& f : gen::fixture_kinds()) {
+    if (f.name == "newargs_ex_new") k = f;
+  }
+  ASSERT_EQ(k.arity, 2);
+  EXPECT_EQ(k.min_protocol, 0);
+  const std::string object =
+      "__import__('serialcheck_fixtures').make('newargs_ex_new', 7, ['x', 2.5])";
+  for (int protocol = 0; protocol <= 5; ++protocol) {
+    SCOPED_TRACE("protocol " + std::to_string(protocol));
+    Graph g;
+    Node* req = request(g, k);
+    TestCase c;
+    c.graph = std::make_shared<Graph>();
+    c.value = python::resolve_fixture_requests(req, *c.graph, protocol);
+    c.protocol = protocol;
+    pickle::EncodeOptions options;
+    options.protocol = protocol;
+    std::string ours = pickle::encode(c.value, options).bytes;
+    std::string theirs = python_bytes("__import__('pickle').dumps(" + object +
+                                      ", protocol=" + std::to_string(protocol) + ")");
+    EXPECT_EQ(ours, theirs);
+    // The class's own __new__ is named where the pickler names it.
+    const bool names_new = ours.find("__new__") != std::string::npos;
+    EXPECT_EQ(names_new, protocol == 2 || protocol == 3);
+    // The reference's reading of the C pickler's bytes, made a Python
+    // object, is the object (its __new__ ran with the keyword argument).
+    {
+      Message m;
+      m.frames.push_back(Frame::owned(theirs, true));
+      Graph back;
+      Node* loaded = reference.loads(m, back, {});
+      python::Gil gil;
+      python::PyRef made = python::to_python(loaded);
+      python::set_main("made_by_reference", made.get());
+      python::PyRef same = python::eval(
+          "str((lambda a, b: type(a) is type(b) and "
+          "vars(a) == vars(b))(made_by_reference, " +
+          object + "))");
+      EXPECT_EQ(python::str_of(same.get()), "True");
+    }
+    for (auto [id, subject] :
+         std::vector<std::pair<std::string, Subject*>>{{"bytes.match-cpython", &reference},
+                                                       {"bytes.reencode", &reference},
+                                                       {"bytes.reencode", cpython.get()},
+                                                       {"roundtrip.equal", cpython.get()},
+                                                       {"roundtrip.identity", cpython.get()},
+                                                       {"cross.load", &reference},
+                                                       {"cross.load", cpython.get()}}) {
+      const GateProperty* property = find_property(id);
+      ASSERT_NE(property, nullptr) << id;
+      Outcome o = check_case(*property, *subject, c, env);
+      EXPECT_EQ(o.status, Outcome::Status::Pass)
+          << id << " " << subject->name() << ": " << o.message;
+    }
+  }
+}
+
+// The Python testee adapter describes the objects it loads itself
+// (serialcheck_testee.py): for a __getnewargs_ex__ class, with and without a
+// __new__ of its own, its description is the bridge's at every protocol.
+TEST_F(PythonFixtures, TheTesteeAdapterDescribesNewArgsExAsTheBridgeDoes) {
+  for (std::string_view kind : {"newargs_ex", "newargs_ex_new"}) {
+    gen::FixtureKind k{};
+    for (const auto& f : gen::fixture_kinds()) {
+      if (f.name == kind) k = f;
+    }
+    for (int protocol = 0; protocol <= 5; ++protocol) {
+      Graph g;
+      Graph resolved;
+      Node* value = python::resolve_fixture_requests(request(g, k), resolved, protocol);
+      python::Gil gil;
+      python::PyRef text = python::eval(
+          "__import__('serialcheck_testee').value_to_text(__import__('serialcheck_fixtures')"
+          ".make('" +
+          std::string(kind) + "', 7, ['x', 2.5]), " + std::to_string(protocol) + ")");
+      EXPECT_EQ(python::str_of(text.get()), to_json(value)) << kind << " at protocol " << protocol;
+    }
+  }
+}
+
+// Negative control: the same object described as the value model's
+// __newobj_ex__ (which stands for object.__new__) at protocols 2 and 3
+// fails bytes.match-cpython, as this fixture did before its own __new__
+// was described.
+TEST_F(PythonFixtures, NewobjExWithObjectNewFailsForAnOwnNew) {
+  ReferenceSubject reference;
+  auto cpython = make_cpython_subject();
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
+  const GateProperty* property = find_property("bytes.match-cpython");
+  ASSERT_NE(property, nullptr);
+  gen::FixtureKind k{};
+  for (const auto& f : gen::fixture_kinds()) {
+    if (f.name == "newargs_ex_new") k = f;
+  }
+  for (int protocol : {2, 3}) {
+    Graph g;
+    Node* req = request(g, k);
+    TestCase c;
+    c.graph = std::make_shared<Graph>();
+    // Protocol 4's reduce is copyreg.__newobj_ex__ itself.
+    c.value = python::resolve_fixture_requests(req, *c.graph, 4);
+    ASSERT_EQ(c.value->kind, Kind::Object);
+    ASSERT_EQ(c.value->obj->callable->name, "__newobj_ex__");
+    c.protocol = protocol;
+    Outcome o = check_case(*property, reference, c, env);
+    EXPECT_TRUE(o.failed()) << "protocol " << protocol;
+    EXPECT_EQ(o.fingerprint.rfind("bytes:", 0), 0u) << o.fingerprint;
+  }
+}
+
+// A reduce whose state is None writes no state, so its state_setter is
+// not part of the value either; a persistent object referenced twice is two
+// persistent ids (pickle memoizes none).
+TEST_F(PythonFixtures, ResolvedValuesHoldOnlyWhatPickleWrites) {
+  Graph g;
+  Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
+  Node* setter = g.object(make, g.tuple({g.str("state_setter"), g.none()}));
+  Node* self_ref = g.object(make, g.tuple({g.str("self_ref"), g.persid(g.str("pid"))}));
+  for (int protocol = 0; protocol <= 5; ++protocol) {
+    Graph out;
+    Node* value = python::resolve_fixture_requests(g.list({setter, self_ref}), out, protocol);
+    const Node* resolved_setter = value->items.at(0);
+    ASSERT_EQ(resolved_setter->kind, Kind::Object);
+    EXPECT_EQ(resolved_setter->obj->state, nullptr);
+    EXPECT_EQ(resolved_setter->obj->state_setter, nullptr);
+    std::vector<const Node*> persids;
+    std::vector<const Node*> todo{value};
+    std::set<const Node*> seen;
+    while (!todo.empty()) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == nullptr || !seen.insert(n).second) continue;
+      if (n->kind == Kind::PersId) persids.push_back(n);
+      for (const Node* item : n->items) todo.push_back(item);
+      if (n->obj) todo.insert(todo.end(), {n->obj->callable, n->obj->args, n->obj->state});
+    }
+    EXPECT_EQ(persids.size(), 2u) << "protocol " << protocol;
+  }
+}
+
+// Persistent ids through the Python subjects: the C pickler with the
+// fixtures module's persistent_id writes what the reference writes (PERSID at
+// protocol 0, BINPERSID above), and each pickle subject reads them back.
+TEST_F(PythonFixtures, PersistentIdsThroughThePythonSubjects) {
+  std::vector<std::unique_ptr<PythonSubject>> subjects;
+  subjects.push_back(make_cpython_subject());
+  subjects.push_back(make_cpython_py_subject());
+  subjects.push_back(make_cloudpickle_subject());
+  for (int protocol = 0; protocol <= 5; ++protocol) {
+    Graph g;
+    std::vector<Node*> items{g.persid(g.str("ab")), g.integer(1)};
+    if (protocol > 0) items.push_back(g.persid(g.tuple({g.integer(3), g.str("x")})));
+    Node* value = g.list(std::move(items));
+    pickle::EncodeOptions encode_options;
+    encode_options.protocol = protocol;
+    std::string ours = pickle::encode(value, encode_options).bytes;
+    EXPECT_NE(ours.find(protocol == 0 ? 'P' : 'Q'), std::string::npos);
+    for (auto& subject : subjects) {
+      if (subject->unavailable_reason()) continue;
+      DumpOptions options;
+      options.protocol = protocol;
+      Message m = subject->dumps(value, options);
+      if (subject->name() != "cloudpickle") {
+        EXPECT_EQ(m.frames.at(0).view(), ours) << subject->name() << " at " << protocol;
+      }
+      Graph out;
+      Node* back = subject->loads(m, out, {});
+      EXPECT_TRUE(props::same_value(value, back, true, nullptr))
+          << subject->name() << " at " << protocol;
+    }
+  }
+}
+
+// A subject in another process iterates its sets in its own order: its
+// pickle still matches when the reference, reading it back, writes the same
+// bytes. Below protocol 4 that pickle names a nested class through getattr,
+// which the reference must write again as the class it names (NEWOBJ).
+class OtherSetOrder : public ReferenceSubject {
+ public:
+  std::string name() const override { return "other-set-order"; }
+  Message dumps(const Node* value, const DumpOptions& options) override {
+    Graph copy;
+    std::unordered_map<const Node*, Node*> map;
+    Node* root = copy_value(value, copy, &map);
+    for (auto& [original, node] : map) {
+      if (node->kind == Kind::Set) std::reverse(node->items.begin(), node->items.end());
+    }
+    Message m = ReferenceSubject::dumps(root, options);
+    return props::owned_copy(m);
+  }
+};
+
+TEST_F(PythonFixtures, BytesMatchAcceptsAnotherSetOrderBesideANestedClass) {
+  ReferenceSubject reference;
+  OtherSetOrder subject;
+  auto cpython = make_cpython_subject();
+  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
+  const GateProperty* property = find_property("bytes.match-cpython");
+  ASSERT_NE(property, nullptr);
+  Graph g;
+  Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
+  Node* request = g.list({g.set({g.str("a1"), g.str("b2"), g.str("c3")}),
+                          g.object(make, g.tuple({g.str("nested_class"), g.integer(1)}))});
+  for (int protocol : {2, 3, 4}) {
+    TestCase c;
+    c.graph = std::make_shared<Graph>();
+    c.value = python::resolve_fixture_requests(request, *c.graph, protocol);
+    c.protocol = protocol;
+    Outcome o = check_case(*property, subject, c, env);
+    EXPECT_EQ(o.status, Outcome::Status::Pass) << protocol << ": " << o.message;
+  }
+}
+
+// What the gate's cases hold for Python subjects: requests resolved, never
+// left in the value.
+TEST_F(PythonFixtures, CasesHoldResolvedObjects) {
+  python::install_fixture_resolver();
+  CasePlan plan;
+  plan.graph_shaped = true;
+  plan.python_safe = true;
+  plan.python_objects = true;
+  rc::Gen<TestCase> cases = case_generator(plan);
+  rc::Random random(11);
+  int with_fixtures = 0;
+  for (int i = 0; i < 300; ++i) {
+    TestCase c = cases(random.split(), 60).value();
+    EXPECT_FALSE(gen::has_fixture_requests(c.value));
+    bool found = false;
+    std::vector<const Node*> todo{c.value};
+    std::set<const Node*> seen;
+    while (!todo.empty() && !found) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == nullptr || !seen.insert(n).second) continue;
+      if (n->kind == Kind::Global && n->payload() == gen::kFixturesModule) found = true;
+      for (const Node* item : n->items) todo.push_back(item);
+      if (n->obj) todo.insert(todo.end(), {n->obj->callable, n->obj->args, n->obj->state});
+    }
+    with_fixtures += found ? 1 : 0;
+  }
+  EXPECT_GT(with_fixtures, 30);
+}
+
+}  // namespace
+}  // namespace serialcheck

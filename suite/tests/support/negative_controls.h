@@ -1,0 +1,167 @@
+// Test support for the negative controls (negative_controls_test.cpp, and
+// negative_controls_python_test.cpp for the control that runs in the
+// embedded interpreter): the helper subjects' stand-ins, a property run as a
+// gate cell runs it, and the check that a property fails on its control.
+//
+// The helper subjects the properties consult are stand-ins, so this runs
+// without Python: the reference, under the name "cpython" the reference
+// again (byte-identical to the C pickler by design, and rejecting what the
+// C pickler's loader rejects, with its error type), and under the name
+// "distributed" the reference's families (distributed's wire schema, read
+// as distributed reads it: a buffer's writability from the header's
+// "writeable" when it has one, else from the frame as it arrives).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "harness/props/gate_props.h"
+#include "harness/subjects/mutant_subjects.h"
+#include "harness/subjects/reference_subject.h"
+#include "reference/frames/family.h"
+
+namespace serialcheck::test_support {
+
+// The cpython subject's stand-in: the reference under another name, whose
+// load errors carry the exception type CPython's loader raises.
+class OracleStandIn : public ReferenceSubject {
+ public:
+  std::string name() const override { return "cpython"; }
+  Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
+    try {
+      return ReferenceSubject::loads(m, graph, options);
+    } catch (const std::exception& e) {
+      throw SubjectError("UnpicklingError", e.what());
+    }
+  }
+};
+
+// The distributed subject's stand-in: serialize() and deserialize() with
+// the builtin families.
+class DistributedStandIn : public ReferenceSubject {
+ public:
+  std::string name() const override { return "distributed"; }
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.families = {"dask", "pickle"};
+    c.pickle_format = false;
+    c.limit_loader = false;
+    c.native_codec = false;
+    return c;
+  }
+  Message dumps(const Node* value, const DumpOptions&) override {
+    return families::serialize(value, {});
+  }
+  Node* loads(const Message& m, Graph& graph, const LoadOptions&) override {
+    return families::deserialize(m, graph);
+  }
+};
+
+// callable.by-value runs on a subject's by_value_pickler alone: the
+// reference with cloudpickle's.
+class CloudpickleStandIn : public ReferenceSubject {
+ public:
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.by_value_pickler = "cloudpickle";
+    return c;
+  }
+};
+
+struct Env {
+  ReferenceSubject reference;
+  OracleStandIn cpython;
+  DistributedStandIn distributed;
+  std::map<std::string, std::unique_ptr<Subject>> peers;
+  PropertyEnv env;
+  Env() {
+    env.subject = [this](const std::string& name, std::string* why) -> Subject* {
+      if (auto it = peers.find(name); it != peers.end()) return it->second.get();
+      if (name == "reference") return &reference;
+      if (name == "cpython") return &cpython;
+      if (name == "distributed") return &distributed;
+      if (why != nullptr) *why = "not in this test";
+      return nullptr;
+    };
+  }
+};
+
+constexpr int kCases = 100;  // what the gate runs per cell
+
+struct CellRun {
+  int ran = 0;  // cases checked (not discarded)
+  std::optional<Outcome> failure;
+};
+
+// The property on `subject` as a gate cell would run it, up to the first failure.
+inline CellRun run_cell(const GateProperty& property, Subject& subject, Env& e,
+                        std::uint64_t seed) {
+  Applicability a = applicability(property, subject, e.env);
+  EXPECT_EQ(a.skip_reason, "") << property.id << " on " << subject.name();
+  CellRun v;
+  if (!a.skip_reason.empty()) return v;
+  rc::Gen<TestCase> gen = case_generator(a.plan);
+  rc::Random random(seed);
+  for (int i = 0; i < kCases; ++i) {
+    TestCase c = gen(random.split(), i % 101).value();
+    Outcome o = check_case(property, subject, c, e.env);
+    if (o.status == Outcome::Status::Discard) continue;
+    ++v.ran;
+    if (o.failed()) {
+      v.failure = std::move(o);
+      return v;
+    }
+  }
+  return v;
+}
+
+inline std::string property_for(const NegativeControl& c) {
+  // Any producer name: the matrix property is made for it on demand.
+  return c.property == "cross.matrix/*" ? "cross.matrix/reference" : std::string(c.property);
+}
+
+// Runs the control's property on its mutant (or, for a peer's control, on
+// the reference with the mutant as the peer) and expects the failure the
+// bug causes within the gate's cases.
+inline void expect_fails_on_control(const NegativeControl& c) {
+  const GateProperty* property = find_property(property_for(c));
+  ASSERT_NE(property, nullptr) << c.property;
+  Env e;
+  std::unique_ptr<Subject> mutant = make_mutant_subject(c.mutant);
+  ASSERT_NE(mutant, nullptr) << c.mutant;
+  Subject* subject = mutant.get();
+  if (c.role == NegativeControl::Role::Peer) {
+    e.peers[std::string(c.peer)] = std::move(mutant);
+    subject = &e.reference;
+  }
+  CellRun v = run_cell(*property, *subject, e, 20261129);
+  ::testing::Test::RecordProperty("cases_until_failure", v.ran);
+  ASSERT_TRUE(v.failure.has_value())
+      << property->id << " passed " << v.ran << " cases on its control " << c.mutant << " ("
+      << c.bug << ")";
+  EXPECT_EQ(v.failure->fingerprint.rfind(c.fingerprint_prefix, 0), 0u)
+      << "failed, but not because of the bug: " << v.failure->fingerprint << ": "
+      << v.failure->message;
+}
+
+// A parameterized test's name for a control: the property, and the mutant
+// when the property has several.
+inline std::string control_test_name(const ::testing::TestParamInfo<NegativeControl>& row) {
+  std::string name(row.param.property);
+  if (negative_control_for(row.param.property).find("; ") != std::string::npos) {
+    name += "_" + std::string(row.param.mutant);
+  }
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+}  // namespace serialcheck::test_support
