@@ -31,11 +31,6 @@ std::span<const std::uint8_t> as_bytes(const std::string& s) {
   return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
 }
 
-int pickle_failure(const pickle::PickleError& e) {
-  return fail(std::string(pickle::error_kind_name(e.kind())) + " at byte " +
-              std::to_string(e.offset()) + ": " + e.detail());
-}
-
 void write_stdout(std::string_view bytes) {
   std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   std::fflush(stdout);
@@ -361,8 +356,7 @@ void add_dis(CLI::App& app, Action& action) {
       std::cout << pickle::format_disassembly(d);
       std::cout.flush();
       if (!d.error.empty()) {
-        return fail(fmt::format("{} at byte {}: {}", pickle::error_kind_name(d.error_kind),
-                                d.error_offset, d.error_detail));
+        return fail(at_byte(pickle::error_kind_name(d.error_kind), d.error_offset, d.error_detail));
       }
       return kExitOk;
     };
@@ -440,12 +434,11 @@ void add_decode(CLI::App& app, Action& action) {
         // A packed message starts with its frame count (a u64), so the
         // decoder sees a small byte where PROTO belongs: name the flag.
         if (e.offset() == 0 && looks_like_packed_message(data)) {
-          return fail(std::string(pickle::error_kind_name(e.kind())) + " at byte 0: " + e.detail() +
-                      "; " + (o->file == "-" ? std::string("the input") : o->file) +
+          return fail(at_byte(e) + "; " + (o->file == "-" ? std::string("the input") : o->file) +
                       " looks like a packed message (distributed's serialize_bytes): "
                       "decode it with --message");
         }
-        return pickle_failure(e);
+        return fail(at_byte(e));
       }
       return kExitOk;
     };

@@ -102,11 +102,6 @@ FileScan scan_file(const std::string& path, const pickle::Allowlist& allowlist,
   return f;
 }
 
-std::string error_line(const pickle::PickleError& e) {
-  return fmt::format("{} at byte {}: {}", pickle::error_kind_name(e.kind()), e.offset(),
-                     e.detail());
-}
-
 nlohmann::json entry_json(const pickle::ScanEntry& e, std::size_t pickle_offset) {
   nlohmann::json j;
   j["offset"] = e.offset;
@@ -200,7 +195,7 @@ std::string counts_text(const pickle::ScanResult& r) {
 // What went wrong with the pickle `p` of `f`, for the summary and stderr:
 // the first pickle is malformed; bytes after a pickle are not a pickle.
 std::string failure_text(const FileScan& f, const PickleScan& p) {
-  const std::string error = error_line(*p.result.error);
+  const std::string error = at_byte(*p.result.error);
   if (p.offset == 0) return "malformed: " + error;
   return fmt::format("{} bytes after the pickle ending at byte {} are not a pickle ({})",
                      f.size - p.offset, p.offset, error);

@@ -207,8 +207,7 @@ class Checker {
           continue;
         }
       } catch (const pickle::PickleError& e) {
-        problems.push_back(fmt::format("{}: the reference cannot read it: {} at byte {}: {}", item,
-                                       pickle::error_kind_name(e.kind()), e.offset(), e.detail()));
+        problems.push_back(item + ": the reference cannot read it: " + at_byte(e));
         continue;
       }
       if (info_.capabilities.cpython_bytes) {

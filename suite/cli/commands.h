@@ -3,8 +3,10 @@
 // 0 success, 1 invalid input or failed check, 2 usage error.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -39,6 +41,11 @@ struct InputError : Error {
 
 // Prints "serialcheck: <what>" on one line of stderr and returns kExitFailed.
 int fail(const std::string& what);
+
+// "<kind> at byte <offset>: <detail>": how the commands name an error in a
+// pickle (a pickle::PickleError, or a disassembly's error).
+std::string at_byte(std::string_view kind, std::size_t offset, std::string_view detail);
+std::string at_byte(const Error& e);
 
 // Runs argv[0] with argv and waits: its exit status, or -1 when it could not
 // start or was killed.

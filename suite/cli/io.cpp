@@ -41,6 +41,16 @@ int fail(const std::string& what) {
   return kExitFailed;
 }
 
+std::string at_byte(std::string_view kind, std::size_t offset, std::string_view detail) {
+  std::string out(kind);
+  out.append(" at byte ").append(std::to_string(offset)).append(": ").append(detail);
+  return out;
+}
+
+std::string at_byte(const Error& e) {
+  return at_byte(e.kind_name(), e.location().offset, e.detail());
+}
+
 int run_program(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
