@@ -21,10 +21,6 @@
 
 namespace serialcheck {
 
-JsonFormError::JsonFormError(std::string where, std::string message)
-    : std::runtime_error((where.empty() ? std::string("(document)") : where) + ": " + message),
-      where_(std::move(where)) {}
-
 namespace {
 
 constexpr std::uint64_t kCanonicalNan = 0x7ff8000000000000ULL;

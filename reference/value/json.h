@@ -4,22 +4,25 @@
 // text stays linear in the graph's size. Neither direction recurses.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "reference/common/error.h"
 #include "reference/value/value.h"
 
 namespace serialcheck {
 
-class JsonFormError : public std::runtime_error {
+// A serialcheck::Error (reference/common/error.h) of kind "json-form" whose
+// location is a JSON pointer. what(): "<where>: <message>", "(document)"
+// standing for an empty pointer.
+class JsonFormError : public Error {
  public:
   // `where` is a JSON pointer to the offending element, e.g. "/list/3".
-  JsonFormError(std::string where, std::string message);
-  const std::string& where() const { return where_; }
-
- private:
-  std::string where_;
+  JsonFormError(std::string where, std::string message)
+      : Error("json-form", std::move(message), Location{.key = std::move(where)},
+              ErrorStyle::KeyFirst) {}
+  const std::string& where() const { return location().key; }
 };
 
 // Compact unless `pretty`; pretty output indents by two spaces.
