@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "reference/value/children.h"
 #include "reference/value/json.h"
 #include "reference/value/numeric.h"
 
@@ -108,21 +109,7 @@ Node* hash_cons(Node* root, SharingRule rule, const std::vector<Kind>& also = {}
     auto it = rep.find(p);
     if (it != rep.end()) p = it->second;
   };
-  for (const Node* cn : order) {
-    Node* n = const_cast<Node*>(cn);
-    for (Node*& c : n->items) redirect(c);
-    if (n->obj) {
-      redirect(n->obj->callable);
-      redirect(n->obj->args);
-      redirect(n->obj->state);
-      redirect(n->obj->state_setter);
-      for (Node*& c : n->obj->listitems) redirect(c);
-      for (auto& [k, v] : n->obj->dictitems) {
-        redirect(k);
-        redirect(v);
-      }
-    }
-  }
+  for (const Node* n : order) for_each_child_slot(*const_cast<Node*>(n), redirect);
   redirect(root);
   return root;
 }
@@ -131,25 +118,7 @@ Node* hash_cons(Node* root, SharingRule rule, const std::vector<Kind>& also = {}
 
 std::vector<Node*> children(const Node* node) {
   std::vector<Node*> out;
-  for (Node* c : node->items) {
-    if (c != nullptr) out.push_back(c);
-  }
-  if (node->kind == Kind::Tensor && node->array && node->array->grad) {
-    out.push_back(node->array->grad);
-  }
-  if (node->obj) {
-    const ObjectParts& o = *node->obj;
-    for (Node* c : {o.callable, o.args, o.state, o.state_setter}) {
-      if (c != nullptr) out.push_back(c);
-    }
-    for (Node* c : o.listitems) {
-      if (c != nullptr) out.push_back(c);
-    }
-    for (const auto& [k, v] : o.dictitems) {
-      if (k != nullptr) out.push_back(k);
-      if (v != nullptr) out.push_back(v);
-    }
-  }
+  for_each_child(*node, [&out](Node* c) { out.push_back(c); });
   return out;
 }
 
@@ -194,25 +163,14 @@ Node* copy_value(const Node* root, Graph& out, std::unordered_map<const Node*, N
     copy_scalars(n, copy);
     m[n] = copy;
   }
-  auto get = [&m](const Node* n) -> Node* { return n == nullptr ? nullptr : m.at(n); };
   for (const Node* n : nodes) {
     Node* copy = m.at(n);
-    copy->items.reserve(n->items.size());
-    for (const Node* c : n->items) copy->items.push_back(get(c));
-    if (n->array) {
-      copy->array = std::make_unique<ArrayParts>(*n->array);
-      copy->array->grad = get(n->array->grad);
-    }
+    // The same parts, then every child pointed at its copy.
+    copy->items = n->items;
+    if (n->array) copy->array = std::make_unique<ArrayParts>(*n->array);
     copy->device = n->device;  // a device buffer is shared, not copied
-    if (n->obj) {
-      copy->obj = std::make_unique<ObjectParts>();
-      copy->obj->callable = get(n->obj->callable);
-      copy->obj->args = get(n->obj->args);
-      copy->obj->state = get(n->obj->state);
-      copy->obj->state_setter = get(n->obj->state_setter);
-      for (const Node* c : n->obj->listitems) copy->obj->listitems.push_back(get(c));
-      for (const auto& [k, v] : n->obj->dictitems) copy->obj->dictitems.push_back({get(k), get(v)});
-    }
+    if (n->obj) copy->obj = std::make_unique<ObjectParts>(*n->obj);
+    for_each_child_slot(*copy, [&m](Node*& c) { c = m.at(c); });
   }
   return m.at(root);
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "reference/frames/families_common.h"
+#include "reference/value/children.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::families {
@@ -280,20 +281,7 @@ std::optional<std::string> key_identity(const Node& key) {
 }
 
 void for_each_child(const Node& n, const std::function<void(const Node*)>& f) {
-  for (const Node* item : n.items) f(item);
-  if (n.obj) {
-    const auto& parts = *n.obj;
-    f(parts.callable);
-    f(parts.args);
-    f(parts.state);
-    f(parts.state_setter);
-    for (const Node* item : parts.listitems) f(item);
-    for (const auto& kv : parts.dictitems) {
-      f(kv.first);
-      f(kv.second);
-    }
-  }
-  if (n.array) f(n.array->grad);
+  serialcheck::for_each_child(n, f);
 }
 
 WalkPlan::WalkPlan(const Node* root, const std::function<bool(const Node&)>& is_data)
@@ -305,7 +293,7 @@ WalkPlan::WalkPlan(const Node* root, const std::function<bool(const Node&)>& is_
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();
-    for_each_child(*n, [&](const Node* c) {
+    serialcheck::for_each_child(*n, [&](const Node* c) {
       if (is_atom_or_null(c)) return;
       auto [it, inserted] = info_.try_emplace(c);
       if (it->second.parents < 2) ++it->second.parents;
@@ -327,13 +315,13 @@ WalkPlan::WalkPlan(const Node* root, const std::function<bool(const Node&)>& is_
       if (s != kNew) continue;
       s = kOpen;  // set before the loop below may rehash `state`
       work.emplace_back(n, true);
-      for_each_child(*n, [&](const Node* c) {
+      serialcheck::for_each_child(*n, [&](const Node* c) {
         if (!is_atom_or_null(c) && state[c] == kNew) work.emplace_back(c, false);
       });
       continue;
     }
     bool shared = false;
-    for_each_child(*n, [&](const Node* c) {
+    serialcheck::for_each_child(*n, [&](const Node* c) {
       if (shared || is_atom_or_null(c) || identity_free(*c)) return;
       const Info& ci = info_[c];
       if (ci.parents > 1 || state[c] != kDone || ci.shared_below) shared = true;
@@ -364,7 +352,8 @@ bool WalkPlan::separable(const Node* n) const {
   // one part: they travel together) and nothing below leads back to n.
   absl::flat_hash_map<const Node*, std::size_t> owner;
   bool ok = true;
-  std::size_t group = 0;
+  constexpr std::size_t kReduceParts = 0;  // the group of an object's callable, args and state
+  std::size_t group = kReduceParts + 1;
   std::vector<const Node*> stack;
   auto visit = [&](const Node* start, std::size_t g) {
     stack.assign({start});
@@ -381,22 +370,14 @@ bool WalkPlan::separable(const Node* n) const {
         if (at->second != g) ok = false;
         continue;
       }
-      for_each_child(*x, [&](const Node* c) { stack.push_back(c); });
+      serialcheck::for_each_child(*x, [&](const Node* c) { stack.push_back(c); });
     }
   };
-  for (const Node* item : n->items) visit(item, group++);
-  if (n->obj) {
-    const ObjectParts& parts = *n->obj;
-    const std::size_t shell = group++;
-    for (const Node* part : {parts.callable, parts.args, parts.state, parts.state_setter}) {
-      visit(part, shell);
-    }
-    for (const Node* item : parts.listitems) visit(item, group++);
-    for (const auto& kv : parts.dictitems) {
-      visit(kv.first, group++);
-      visit(kv.second, group++);
-    }
-  }
+  // A tensor's grad is not one of the parts searched here.
+  serialcheck::for_each_child(*n, [&](const Node* c, ChildPart part) {
+    if (part == ChildPart::Grad) return;
+    visit(c, is_reduce_part(part) ? kReduceParts : group++);
+  });
   separable_.emplace(n, ok);
   return ok;
 }
