@@ -34,6 +34,8 @@
 
 #include "reference/pickle/errors.h"
 #include "reference/types/domain.h"
+#include "reference/types/value_kinds.h"
+#include "reference/value/children.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck::types {
@@ -523,20 +525,6 @@ bool match_form(const Node& o, Form& f) {
   return bytes == static_cast<Wide>(f.data->payload().size());
 }
 
-void for_each_child(const Node& n, const auto& fn) {
-  for (const Node* c : n.items) fn(c);
-  if (n.obj) {
-    const ObjectParts& o = *n.obj;
-    for (const Node* c : {o.callable, o.args, o.state, o.state_setter}) fn(c);
-    for (const Node* c : o.listitems) fn(c);
-    for (const auto& [k, v] : o.dictitems) {
-      fn(k);
-      fn(v);
-    }
-  }
-  if (n.array) fn(n.array->grad);
-}
-
 // Which of a graph's arrays in numpy's form become NDArray nodes. An array
 // is raised only when the model, which holds no dtype objects, writes it
 // back the same: its fresh objects are referenced by it alone; a '<' or '|'
@@ -561,7 +549,6 @@ std::unordered_map<const Node*, bool> plan_raises(const Graph& graph) {
   if (candidates.empty()) return decisions;
   for (std::size_t i = 0; i < graph.size(); ++i) {
     for_each_child(graph.node(i), [&](const Node* c) {
-      if (c == nullptr) return;
       if (auto it = refs.find(c); it != refs.end()) ++it->second;
     });
   }
@@ -598,6 +585,12 @@ struct RaisePlan {
   std::unordered_map<const Node*, bool> decisions;
 };
 thread_local RaisePlan current_plan;
+
+// Equality and the JSON form learn the domain kinds through
+// register_value_kinds(). This file is linked into every program that
+// decodes or encodes (the codec raises and lowers arrays through it), so
+// registering here registers before main() wherever domain values arise.
+[[maybe_unused]] const bool value_kinds_registered = (register_value_kinds(), true);
 
 }  // namespace
 

@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "reference/device/device.h"
-#include "reference/types/ndarray.h"
-#include "reference/types/tensor.h"
+#include "reference/value/domain_kinds.h"
 #include "reference/value/numeric.h"
 
 namespace serialcheck {
@@ -352,6 +351,15 @@ class Comparer {
                          std::to_string(x) + " != " + std::to_string(y));
   }
 
+  // The same number of items, then item i with item i, in order.
+  bool compare_items(const Node* a, const Node* b, std::uint32_t rec, Step step) {
+    if (!compare_length(a->items.size(), b->items.size(), rec, a)) return false;
+    for (std::size_t i = a->items.size(); i-- > 0;) {
+      push_pair(a->items[i], b->items[i], add_rec(rec, step, i));
+    }
+    return true;
+  }
+
   bool compare_contents(const Node* a, const Node* b, std::uint32_t rec) {
     switch (a->kind) {
       case Kind::Str:
@@ -370,12 +378,7 @@ class Comparer {
         return fail(rec, "global " + std::string(a->payload()) + "." + a->name + " != global " +
                              std::string(b->payload()) + "." + b->name);
       case Kind::List:
-      case Kind::Tuple:
-        if (!compare_length(a->items.size(), b->items.size(), rec, a)) return false;
-        for (std::size_t i = a->items.size(); i-- > 0;) {
-          push_pair(a->items[i], b->items[i], add_rec(rec, Step::Item, i));
-        }
-        return true;
+      case Kind::Tuple: return compare_items(a, b, rec, Step::Item);
       case Kind::Dict:
         if (!compare_length(a->items.size() / 2, b->items.size() / 2, rec, a) ||
             !compare_length(a->items.size(), b->items.size(), rec, a, "item count")) {
@@ -388,18 +391,13 @@ class Comparer {
           push_pair(key, b->items[2 * i], add_rec(rec, Step::DictKey, i));
         }
         return true;
-      case Kind::PersId:
-        if (!compare_length(a->items.size(), b->items.size(), rec, a)) return false;
-        for (std::size_t i = a->items.size(); i-- > 0;) {
-          push_pair(a->items[i], b->items[i], add_rec(rec, Step::Pid, i));
-        }
-        return true;
+      case Kind::PersId: return compare_items(a, b, rec, Step::Pid);
       case Kind::Set:
       case Kind::FrozenSet: return start_set(a, b, rec);
       case Kind::Object: return compare_object(a, b, rec);
       case Kind::Tensor: {
         std::string reason;
-        if (!types::tensor_equal(*a, *b, &reason, options_.tensor_layout)) return fail(rec, reason);
+        if (!domain_kind(Kind::Tensor).equal(*a, *b, options_, &reason)) return fail(rec, reason);
         push_pair(a->array ? a->array->grad : nullptr, b->array ? b->array->grad : nullptr,
                   add_rec(rec, Step::Grad));
         return true;
@@ -412,7 +410,7 @@ class Comparer {
       case Kind::DeviceBuffer: return compare_device_buffers(a, b, rec);
       case Kind::NDArray: {
         std::string reason;
-        if (types::ndarray_equal(*a, *b, &reason)) return true;
+        if (domain_kind(Kind::NDArray).equal(*a, *b, options_, &reason)) return true;
         return fail(rec, reason);
       }
       default: return true;  // atoms are handled before

@@ -186,12 +186,6 @@ Node* Graph::integer_le(std::string_view twos_le) {
   return n;
 }
 
-Node* Graph::str(std::string s) {
-  Node* n = make(Kind::Str);
-  n->set_owned(std::move(s));
-  return n;
-}
-
 std::string_view Graph::Arena::copy_slow(std::string_view bytes) {
   char* p;
   if (bytes.size() > kArenaBlock / 4) {
@@ -208,24 +202,22 @@ std::string_view Graph::Arena::copy_slow(std::string_view bytes) {
   return {p, bytes.size()};
 }
 
-Node* Graph::bytes(std::string data) {
-  Node* n = make(Kind::Bytes);
-  n->set_owned(std::move(data));
-  return n;
-}
-
-Node* Graph::bytearray(std::string data) {
-  Node* n = make(Kind::ByteArray);
-  n->set_owned(std::move(data));
-  return n;
-}
-
 namespace {
+Node* with_payload(Node* n, std::string bytes) {
+  n->set_owned(std::move(bytes));
+  return n;
+}
 Node* with_items(Node* n, std::vector<Node*> items) {
   n->items = std::move(items);
   return n;
 }
 }  // namespace
+
+Node* Graph::str(std::string s) { return with_payload(make(Kind::Str), std::move(s)); }
+Node* Graph::bytes(std::string data) { return with_payload(make(Kind::Bytes), std::move(data)); }
+Node* Graph::bytearray(std::string data) {
+  return with_payload(make(Kind::ByteArray), std::move(data));
+}
 
 Node* Graph::list(std::vector<Node*> items) { return with_items(make(Kind::List), std::move(items)); }
 Node* Graph::tuple(std::vector<Node*> items) { return with_items(make(Kind::Tuple), std::move(items)); }
@@ -236,8 +228,7 @@ Node* Graph::frozenset(std::vector<Node*> items) {
 }
 
 Node* Graph::global(std::string module, std::string qualname) {
-  Node* n = make(Kind::Global);
-  n->set_owned(std::move(module));
+  Node* n = with_payload(make(Kind::Global), std::move(module));
   n->name = std::move(qualname);
   return n;
 }
@@ -253,8 +244,7 @@ Node* Graph::object(Node* callable, Node* args) {
 Node* Graph::persid(Node* pid) { return with_items(make(Kind::PersId), {pid}); }
 
 Node* Graph::pickle_buffer(std::string data, bool readonly) {
-  Node* n = make(Kind::PickleBuffer);
-  n->set_owned(std::move(data));
+  Node* n = with_payload(make(Kind::PickleBuffer), std::move(data));
   n->flag = readonly;
   return n;
 }

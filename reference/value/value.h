@@ -37,7 +37,7 @@ enum class Kind : std::uint8_t {
   PersId,
   PickleBuffer,
   // Domain kinds: values whose Python types have their own reduce forms,
-  // written and recognised by reference/types.
+  // written and recognised by the types room (types/).
   NDArray,
   Tensor,
   Module,
