@@ -78,6 +78,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reference/common/pyrepr.h"
+#include "reference/common/utf8.h"
 #include "reference/pickle/compat.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
@@ -107,28 +109,11 @@ constexpr std::size_t kSparseMemoEntryCost = 48;
 // Characters of a persistent id shown in a policy error.
 constexpr std::size_t kDescribeChars = 80;
 
-// Strict UTF-8 (no lone surrogates), as GLOBAL's module and name lines are
-// decoded by CPython.
-bool valid_utf8_strict(std::string_view s) {
-  if (!valid_utf8_surrogatepass(s)) return false;
-  for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-    if (static_cast<unsigned char>(s[i]) == 0xED && static_cast<unsigned char>(s[i + 1]) >= 0xA0) {
-      return false;
-    }
-  }
-  return true;
-}
-
+// An argument for a message: printable ASCII as it is (the text sits
+// between single quotes), other bytes as \x escapes, cut at `max` bytes.
 std::string printable(std::string_view s, std::size_t max = 40) {
   std::string out;
-  for (std::size_t i = 0; i < s.size() && i < max; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\\' && c != '\'') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
+  append_escaped_bytes(out, s.substr(0, max), Shown::PrintableAscii);
   if (s.size() > max) out += "...";
   return out;
 }
@@ -136,16 +121,10 @@ std::string printable(std::string_view s, std::size_t max = 40) {
 // A global's name part for a message: as it is (UTF-8 included), with
 // control characters and backslashes escaped, cut at 200 bytes.
 std::string name_text(std::string_view s) {
+  constexpr std::size_t kMax = 200;
   std::string out;
-  for (std::size_t i = 0; i < s.size() && i < 200; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7F || c == '\\') {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > 200) out += "...";
+  append_escaped_bytes(out, s.substr(0, kMax), Shown::AllButControls);
+  if (s.size() > kMax) out += "...";
   return out;
 }
 
@@ -315,7 +294,8 @@ class Decoder {
   // A refused charge is not counted: nothing was allocated for it.
   bool affordable(std::size_t bytes) const { return bytes <= budget_ - allocated_; }
   [[gnu::always_inline]] void charge(std::size_t bytes) {
-    if (bytes > budget_ - allocated_) [[unlikely]] over_budget();
+    if (bytes > budget_ - allocated_) [[unlikely]]
+      over_budget();
     allocated_ += bytes;
   }
   [[noreturn, gnu::noinline, gnu::cold]] void over_budget() const {
@@ -423,7 +403,8 @@ class Decoder {
   }
   Node* decimal_int(std::string_view text);
   [[gnu::always_inline]] Node* str_utf8(std::string_view utf8) {
-    if (!is_ascii(utf8) && !valid_utf8_surrogatepass(utf8)) [[unlikely]] not_utf8(utf8);
+    if (!is_ascii(utf8) && !valid_utf8_surrogatepass(utf8)) [[unlikely]]
+      not_utf8(utf8);
     charge_node(utf8.size());
     return graph_.str_copy(utf8);
   }
@@ -596,6 +577,10 @@ class Decoder {
   }
 
   // ---- opcodes ---------------------------------------------------------------
+  // step() runs one opcode: each case is one line that calls the opcode's
+  // handler, named load_<opcode> as in _pickle.c's load(). The handlers
+  // defined here in the class are inlined into step()'s switch, which stays
+  // one jump table.
   [[gnu::always_inline]] inline void step(std::uint8_t code);
   // kNewest: the loader reads every protocol, so the fast table is one
   // fixed address rather than a pointer the loop must keep.
@@ -603,19 +588,288 @@ class Decoder {
   void run_simple();
   template <bool kNewest, bool kRoomy>
   void run_fast();
-  void op_proto();
-  void op_frame();
-  void op_build();
-  void op_append(Node* list, Node* const* first, std::size_t count);
-  void op_setitems(Node* dict, Node* const* first, std::size_t count);
-  void op_pop();
+
+  [[gnu::always_inline]] std::int64_t read_int32() {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(read_uint(4)));
+  }
+
+  // REDUCE's and NEWOBJ's callable and argument tuple, popped, the callable
+  // checked by the policy.
+  [[gnu::always_inline]] std::pair<Node*, Node*> pop_call() {
+    Node* args = pop();
+    Node* callable = pop();
+    if (args->kind != Kind::Tuple) {
+      fail(ErrorKind::BadValue,
+           fmt::format("{} argument is a {}, not a tuple", op_name(), kind_name(args->kind)));
+    }
+    on_call(callable);
+    return {callable, args};
+  }
+
+  // GLOBAL's and INST's two lines, module and name: UTF-8 to CPython for
+  // GLOBAL, ASCII for INST.
+  [[gnu::always_inline]] Node* global_from_lines(bool ascii) {
+    const std::string_view module = read_line();
+    const std::string_view name = read_line();
+    for (std::string_view part : {module, name}) {
+      if (part.empty() || (ascii ? !is_ascii(part) : !valid_utf8(part, Surrogates::Reject))) {
+        fail(ErrorKind::BadValue,
+             fmt::format("{} needs a non-empty {} module and name, got '{}'", op_name(),
+                         ascii ? "ASCII" : "UTF-8", printable(part)));
+      }
+    }
+    return global(std::string(module), std::string(name));
+  }
+
+  [[gnu::always_inline]] void load_mark() {
+    if (marks_.size() >= options_.limits.max_depth) {
+      fail(ErrorKind::LimitExceeded,
+           fmt::format("more than {} marks open at once", options_.limits.max_depth));
+    }
+    marks_.push_back(stack_.size());
+  }
+
+  [[gnu::always_inline]] void load_stop() {
+    result_ = pop();
+    stopped_ = true;
+  }
+
+  [[gnu::always_inline]] void load_dup() {
+    Node* n = top();
+    push(n);
+  }
+
+  [[gnu::always_inline]] void load_float() {
+    const std::string_view line = read_line();
+    const std::optional<double> v = parse_float(line);
+    if (!v) {
+      fail(ErrorKind::BadValue,
+           fmt::format("FLOAT argument is not a float: '{}'", printable(line)));
+    }
+    // "1e999" parses to inf; CPython refuses it as out of range.
+    if (std::isinf(*v) && line.find_first_of("nN") == std::string_view::npos) {
+      fail(ErrorKind::BadValue,
+           fmt::format("FLOAT argument is out of range: '{}'", printable(line)));
+    }
+    charge_node();
+    push(graph_.floating(*v));
+  }
+
+  [[gnu::always_inline]] void load_int() {
+    const std::string_view line = read_line();
+    if (line == "00" || line == "01") {
+      push(boolean(line == "01"));  // protocol 0's spelling of False/True
+    } else {
+      push(decimal_int(line));
+    }
+  }
+
+  [[gnu::always_inline]] void load_long() {
+    std::string_view line = read_line();
+    if (!line.empty() && line.back() == 'L') line.remove_suffix(1);
+    push(decimal_int(line));
+  }
+
+  [[gnu::always_inline]] void load_persid() {
+    const std::string_view line = read_line();
+    if (!is_ascii(line)) fail(ErrorKind::BadValue, "persistent IDs in protocol 0 must be ASCII");
+    charge_node(line.size());
+    Node* pid = graph_.str(std::string(line));
+    check_persistent_id(pid);
+    charge_node(0, 1);
+    push(graph_.persid(pid));
+  }
+
+  [[gnu::always_inline]] void load_binpersid() {
+    Node*& slot = top();
+    check_persistent_id(slot);
+    charge_node(0, 1);
+    slot = graph_.persid(slot);
+  }
+
+  // The made object, which becomes last_reduce_ for the next opcode.
+  [[gnu::always_inline]] Node* load_reduce() {
+    const auto [callable, args] = pop_call();
+    Node* reduced = reduce(callable, args);
+    push(reduced);
+    return reduced;
+  }
+
+  [[gnu::always_inline]] void load_string() {
+    const std::string_view line = read_line();
+    if (line.size() < 2 || line.front() != line.back() ||
+        (line.front() != '\'' && line.front() != '"')) {
+      fail(ErrorKind::BadValue, "the STRING opcode argument must be quoted");
+    }
+    const std::optional<std::string> bytes = string_literal_decode(line);
+    if (!bytes) {
+      fail(ErrorKind::BadValue,
+           fmt::format("STRING argument has a bad escape: '{}'", printable(line)));
+    }
+    push(py2_string(*bytes));
+  }
+
+  [[gnu::always_inline]] void load_unicode() {
+    const std::string_view line = read_line();
+    std::optional<std::string> utf8 = raw_unicode_escape_decode(line);
+    if (!utf8) {
+      fail(ErrorKind::BadValue,
+           fmt::format("UNICODE argument has a bad escape: '{}'", printable(line)));
+    }
+    charge_node(utf8->size());
+    push(graph_.str(std::move(*utf8)));
+  }
+
+  // BINBYTES, SHORT_BINBYTES, BINBYTES8: a count of `width` bytes, then the data.
+  [[gnu::always_inline]] void load_bytes(std::size_t width) {
+    const std::string_view data = read_counted(width);
+    charge_node(data.size());
+    push(graph_.bytes_copy(data));
+  }
+
+  [[gnu::always_inline]] void load_bytearray8() {
+    const std::string_view data = read_counted(8);
+    charge_node(data.size());
+    push(graph_.bytearray(std::string(data)));
+  }
+
+  // EMPTY_LIST, EMPTY_DICT, EMPTY_SET, EMPTY_TUPLE: the items (of the first
+  // three) come later.
+  [[gnu::always_inline]] void load_empty(Kind kind) {
+    charge_node();
+    push(graph_.make(kind));
+  }
+
+  [[gnu::always_inline]] void load_append() {
+    Node* value = pop();
+    append_to(top(), &value, 1);
+  }
+
+  [[gnu::always_inline]] void load_appends() {
+    const std::size_t mark = take_mark();
+    append_to(below(mark), stack_.data() + mark, stack_.size() - mark);
+    stack_.resize(mark);
+  }
+
+  [[gnu::always_inline]] void load_setitem() {
+    Node* kv[2];
+    kv[1] = pop();
+    kv[0] = pop();
+    set_items_of(top(), kv, 2);
+  }
+
+  [[gnu::always_inline]] void load_setitems() {
+    const std::size_t mark = take_mark();
+    set_items_of(below(mark), stack_.data() + mark, stack_.size() - mark);
+    stack_.resize(mark);
+  }
+
+  [[gnu::always_inline]] void load_additems() {
+    const std::size_t mark = take_mark();
+    Node* set = below(mark);
+    if (set->kind != Kind::Set) {
+      fail(ErrorKind::BadValue,
+           fmt::format("ADDITEMS on a {}: only sets take items", kind_name(set->kind)));
+    }
+    charge((stack_.size() - mark) * sizeof(Node*));
+    graph_.append_items(set, stack_.data() + mark, stack_.size() - mark);
+    stack_.resize(mark);
+  }
+
+  // TUPLE1, TUPLE2, TUPLE3.
+  [[gnu::always_inline]] void load_tuple_n(std::size_t n) {
+    if (stack_.size() < fence() + n) underflow();
+    charge_node(0, n);
+    Node* t = graph_.make(Kind::Tuple);
+    graph_.append_items(t, stack_.end() - n, n);
+    stack_.resize(stack_.size() - n);
+    moved_ += n;
+    push(t);
+  }
+
+  [[gnu::always_inline]] void load_global() { push(global_from_lines(false)); }
+
+  [[gnu::always_inline]] void load_inst() {
+    if (marks_.empty()) fail(ErrorKind::MissingMark, "INST needs a MARK and there is none");
+    Node* cls = global_from_lines(true);
+    on_call(cls);
+    Node* args = tuple(pop_mark());
+    push(instantiate(cls, args));
+  }
+
+  [[gnu::always_inline]] void load_stack_global() {
+    Node* name = pop();
+    Node* module = pop();
+    if (module->kind != Kind::Str || name->kind != Kind::Str) {
+      fail(ErrorKind::BadValue, fmt::format("STACK_GLOBAL needs two str, got {} and {}",
+                                            kind_name(module->kind), kind_name(name->kind)));
+    }
+    // The two strs are the objects the names are written from: interned,
+    // so a str value that is one of them is the same object (see Node::flag).
+    module->flag = true;
+    name->flag = true;
+    push(global(std::string(module->payload()), std::string(name->payload())));
+  }
+
+  [[gnu::always_inline]] void load_obj() {
+    std::vector<Node*> items = pop_mark();
+    if (items.empty()) {
+      fail(ErrorKind::StackUnderflow, "OBJ needs a class above the mark and there is none");
+    }
+    Node* cls = items.front();
+    on_call(cls);
+    Node* args = tuple(std::vector<Node*>(items.begin() + 1, items.end()));
+    push(instantiate(cls, args));
+  }
+
+  [[gnu::always_inline]] void load_newobj() {
+    const auto [cls, args] = pop_call();
+    charge_node(0, args->items.size() + 1);  // before copying: args may be shared and large
+    std::vector<Node*> all;
+    all.reserve(args->items.size() + 1);
+    all.push_back(cls);
+    all.insert(all.end(), args->items.begin(), args->items.end());
+    Node* newobj_args = graph_.tuple(std::move(all));
+    push(reduce(internal_global("copyreg", "__newobj__"), newobj_args));
+  }
+
+  [[gnu::always_inline]] void load_newobj_ex() {
+    Node* kwargs = pop();
+    Node* args = pop();
+    Node* cls = pop();
+    if (args->kind != Kind::Tuple || kwargs->kind != Kind::Dict) {
+      fail(ErrorKind::BadValue, fmt::format("NEWOBJ_EX needs a tuple and a dict, got {} and {}",
+                                            kind_name(args->kind), kind_name(kwargs->kind)));
+    }
+    on_call(cls);
+    Node* ex_args = tuple({cls, args, kwargs});
+    push(object(internal_global("copyreg", "__newobj_ex__"), ex_args));
+  }
+
+  [[gnu::always_inline]] void load_binfloat() {
+    const std::uint8_t* p = read(8);
+    std::uint64_t bits = 0;
+    for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];  // big-endian
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    charge_node();
+    push(graph_.floating(v));
+  }
+
+  // Handlers and helpers defined below, out of line.
+  void append_to(Node* list, Node* const* first, std::size_t count);
+  void set_items_of(Node* dict, Node* const* kv, std::size_t count);
   [[noreturn, gnu::noinline, gnu::cold]] void refuse_opcode(std::uint8_t code);
-  void op_memo_put(std::uint64_t key);
-  void op_memo_get(std::uint64_t key);
   std::uint64_t memo_key_text();
-  void op_ext(std::int64_t code);
-  void op_next_buffer();
-  void op_readonly_buffer();
+  void load_pop();
+  void load_build();
+  void load_get(std::uint64_t key);
+  void load_put(std::uint64_t key);
+  void load_proto();
+  void load_frame();
+  void load_ext(std::int64_t code);
+  void load_next_buffer();
+  void load_readonly_buffer();
 
   OpReader in_;
   std::size_t size_;
@@ -690,7 +944,7 @@ Node* Decoder::decimal_int(std::string_view text) {
   return integer_le(decimal_to_twos_le(text).value());
 }
 
-void Decoder::op_proto() {
+void Decoder::load_proto() {
   const int found = read(1)[0];
   if (found > max_protocol_) {
     throw UnsupportedProtocolError(in_.op_start(), found, max_protocol_);
@@ -698,11 +952,11 @@ void Decoder::op_proto() {
   proto_ = found;
 }
 
-void Decoder::op_frame() {
+void Decoder::load_frame() {
   in_.enter_frame(read_uint(8));
 }
 
-void Decoder::op_build() {
+void Decoder::load_build() {
   Node* state = pop();
   Node* inst = top();
   on_call(inst);
@@ -716,7 +970,7 @@ void Decoder::op_build() {
   inst->obj->state = state;
 }
 
-void Decoder::op_append(Node* list, Node* const* first, std::size_t count) {
+void Decoder::append_to(Node* list, Node* const* first, std::size_t count) {
   charge(count * sizeof(Node*));
   if (list->kind == Kind::List) {
     graph_.append_items(list, first, count);
@@ -729,7 +983,7 @@ void Decoder::op_append(Node* list, Node* const* first, std::size_t count) {
   }
 }
 
-void Decoder::op_setitems(Node* dict, Node* const* kv, std::size_t count) {
+void Decoder::set_items_of(Node* dict, Node* const* kv, std::size_t count) {
   if (count % 2 != 0)
     fail(ErrorKind::BadValue, fmt::format("odd number of items for {}", op_name()));
   charge(count * sizeof(Node*));
@@ -744,7 +998,7 @@ void Decoder::op_setitems(Node* dict, Node* const* kv, std::size_t count) {
   }
 }
 
-void Decoder::op_pop() {
+void Decoder::load_pop() {
   // With nothing above the topmost mark, POP discards the mark (as CPython).
   if (!marks_.empty() && marks_.back() == stack_.size()) {
     marks_.pop_back();
@@ -764,7 +1018,7 @@ void Decoder::op_pop() {
   }
 }
 
-void Decoder::op_memo_put(std::uint64_t key) {
+void Decoder::load_put(std::uint64_t key) {
   Node* value = top();
   if (key > options_.limits.max_memo) {
     fail(ErrorKind::LimitExceeded,
@@ -777,7 +1031,7 @@ void Decoder::op_memo_put(std::uint64_t key) {
   }
 }
 
-void Decoder::op_memo_get(std::uint64_t key) {
+void Decoder::load_get(std::uint64_t key) {
   Node* n = memo_.get(key);
   if (n == nullptr) {
     fail(ErrorKind::MissingMemo, fmt::format("memo key {} was never stored", key));
@@ -800,7 +1054,7 @@ std::uint64_t Decoder::memo_key_text() {
   return key;
 }
 
-void Decoder::op_ext(std::int64_t code) {
+void Decoder::load_ext(std::int64_t code) {
   if (code <= 0)
     fail(ErrorKind::BadValue, fmt::format("{} specifies code {} <= 0", op_name(), code));
   // The registry names the global; the stream does not, so a policy checks
@@ -813,7 +1067,7 @@ void Decoder::op_ext(std::int64_t code) {
 // NEXT_BUFFER alone says the buffer was writable when it was pickled (a
 // READONLY_BUFFER follows a read-only one); what the loader was given is
 // recorded beside that, never in its place (see Supplied).
-void Decoder::op_next_buffer() {
+void Decoder::load_next_buffer() {
   if (next_buffer_ >= options_.buffers.size() && options_.stand_in_buffers) {
     ++next_buffer_;
     charge_node();
@@ -835,7 +1089,7 @@ void Decoder::op_next_buffer() {
   push(n);
 }
 
-void Decoder::op_readonly_buffer() {
+void Decoder::load_readonly_buffer() {
   Node*& slot = top();
   Node* n = slot;
   switch (n->kind) {
@@ -872,318 +1126,75 @@ void Decoder::op_readonly_buffer() {
 inline void Decoder::step(std::uint8_t code) {
   Node* reduced = nullptr;  // becomes last_reduce_ for the next opcode
   switch (static_cast<Op>(code)) {
-    case Op::MARK:
-      if (marks_.size() >= options_.limits.max_depth) {
-        fail(ErrorKind::LimitExceeded,
-             fmt::format("more than {} marks open at once", options_.limits.max_depth));
-      }
-      marks_.push_back(stack_.size());
-      break;
-    case Op::STOP:
-      result_ = pop();
-      stopped_ = true;
-      break;
-    case Op::POP: op_pop(); break;
+    case Op::MARK: load_mark(); break;
+    case Op::STOP: load_stop(); break;
+    case Op::POP: load_pop(); break;
     case Op::POP_MARK: stack_.resize(take_mark()); break;  // nothing to keep: no copy
-    case Op::DUP: {
-      Node* n = top();
-      push(n);
-      break;
-    }
-    case Op::FLOAT: {
-      const std::string_view line = read_line();
-      const std::optional<double> v = parse_float(line);
-      if (!v) {
-        fail(ErrorKind::BadValue,
-             fmt::format("FLOAT argument is not a float: '{}'", printable(line)));
-      }
-      // "1e999" parses to inf; CPython refuses it as out of range.
-      if (std::isinf(*v) && line.find_first_of("nN") == std::string_view::npos) {
-        fail(ErrorKind::BadValue,
-             fmt::format("FLOAT argument is out of range: '{}'", printable(line)));
-      }
-      charge_node();
-      push(graph_.floating(*v));
-      break;
-    }
-    case Op::INT: {
-      const std::string_view line = read_line();
-      if (line == "00" || line == "01") {
-        push(boolean(line == "01"));  // protocol 0's spelling of False/True
-      } else {
-        push(decimal_int(line));
-      }
-      break;
-    }
-    case Op::BININT:
-      push(integer(static_cast<std::int32_t>(static_cast<std::uint32_t>(read_uint(4)))));
-      break;
+    case Op::DUP: load_dup(); break;
+    case Op::FLOAT: load_float(); break;
+    case Op::INT: load_int(); break;
+    case Op::BININT: push(integer(read_int32())); break;
     case Op::BININT1: push(small_int(read(1)[0])); break;
-    case Op::LONG: {
-      std::string_view line = read_line();
-      if (!line.empty() && line.back() == 'L') line.remove_suffix(1);
-      push(decimal_int(line));
-      break;
-    }
+    case Op::LONG: load_long(); break;
     case Op::BININT2: push(integer(static_cast<std::int64_t>(read_uint(2)))); break;
     case Op::NONE: push(none()); break;
-    case Op::PERSID: {
-      const std::string_view line = read_line();
-      if (!is_ascii(line)) fail(ErrorKind::BadValue, "persistent IDs in protocol 0 must be ASCII");
-      charge_node(line.size());
-      Node* pid = graph_.str(std::string(line));
-      check_persistent_id(pid);
-      charge_node(0, 1);
-      push(graph_.persid(pid));
-      break;
-    }
-    case Op::BINPERSID: {
-      Node*& slot = top();
-      check_persistent_id(slot);
-      charge_node(0, 1);
-      slot = graph_.persid(slot);
-      break;
-    }
-    case Op::REDUCE: {
-      Node* args = pop();
-      Node* callable = pop();
-      if (args->kind != Kind::Tuple) {
-        fail(ErrorKind::BadValue,
-             fmt::format("REDUCE argument is a {}, not a tuple", kind_name(args->kind)));
-      }
-      on_call(callable);
-      reduced = reduce(callable, args);
-      push(reduced);
-      break;
-    }
-    case Op::STRING: {
-      const std::string_view line = read_line();
-      if (line.size() < 2 || line.front() != line.back() ||
-          (line.front() != '\'' && line.front() != '"')) {
-        fail(ErrorKind::BadValue, "the STRING opcode argument must be quoted");
-      }
-      const std::optional<std::string> bytes = string_literal_decode(line);
-      if (!bytes) {
-        fail(ErrorKind::BadValue,
-             fmt::format("STRING argument has a bad escape: '{}'", printable(line)));
-      }
-      push(py2_string(*bytes));
-      break;
-    }
+    case Op::PERSID: load_persid(); break;
+    case Op::BINPERSID: load_binpersid(); break;
+    case Op::REDUCE: reduced = load_reduce(); break;
+    case Op::STRING: load_string(); break;
     case Op::BINSTRING: push(py2_string(read_counted(4, true))); break;
     case Op::SHORT_BINSTRING: push(py2_string(read_counted(1))); break;
-    case Op::UNICODE: {
-      const std::string_view line = read_line();
-      std::optional<std::string> utf8 = raw_unicode_escape_decode(line);
-      if (!utf8) {
-        fail(ErrorKind::BadValue,
-             fmt::format("UNICODE argument has a bad escape: '{}'", printable(line)));
-      }
-      charge_node(utf8->size());
-      push(graph_.str(std::move(*utf8)));
-      break;
-    }
+    case Op::UNICODE: load_unicode(); break;
     case Op::BINUNICODE: push(str_utf8(read_counted(4))); break;
     case Op::SHORT_BINUNICODE: push(str_utf8(read_counted(1))); break;
     case Op::BINUNICODE8: push(str_utf8(read_counted(8))); break;
-    case Op::BINBYTES:
-    case Op::SHORT_BINBYTES:
-    case Op::BINBYTES8: {
-      const std::size_t width = code == static_cast<std::uint8_t>(Op::BINBYTES)         ? 4
-                                : code == static_cast<std::uint8_t>(Op::SHORT_BINBYTES) ? 1
-                                                                                        : 8;
-      const std::string_view data = read_counted(width);
-      charge_node(data.size());
-      push(graph_.bytes_copy(data));
-      break;
-    }
-    case Op::BYTEARRAY8: {
-      const std::string_view data = read_counted(8);
-      charge_node(data.size());
-      push(graph_.bytearray(std::string(data)));
-      break;
-    }
-    case Op::EMPTY_LIST:
-      charge_node();
-      push(graph_.make(Kind::List));  // empty: items come later
-      break;
-    case Op::EMPTY_DICT:
-      charge_node();
-      push(graph_.make(Kind::Dict));  // empty: items come later
-      break;
-    case Op::EMPTY_SET:
-      charge_node();
-      push(graph_.make(Kind::Set));  // empty: items come later
-      break;
-    case Op::EMPTY_TUPLE:
-      charge_node();
-      push(graph_.make(Kind::Tuple));
-      break;
-    case Op::APPEND: {
-      Node* value = pop();
-      op_append(top(), &value, 1);
-      break;
-    }
-    case Op::APPENDS: {
-      const std::size_t mark = take_mark();
-      op_append(below(mark), stack_.data() + mark, stack_.size() - mark);
-      stack_.resize(mark);
-      break;
-    }
-    case Op::SETITEM: {
-      Node* kv[2];
-      kv[1] = pop();
-      kv[0] = pop();
-      op_setitems(top(), kv, 2);
-      break;
-    }
-    case Op::SETITEMS: {
-      const std::size_t mark = take_mark();
-      op_setitems(below(mark), stack_.data() + mark, stack_.size() - mark);
-      stack_.resize(mark);
-      break;
-    }
-    case Op::ADDITEMS: {
-      const std::size_t mark = take_mark();
-      Node* set = below(mark);
-      if (set->kind != Kind::Set) {
-        fail(ErrorKind::BadValue,
-             fmt::format("ADDITEMS on a {}: only sets take items", kind_name(set->kind)));
-      }
-      charge((stack_.size() - mark) * sizeof(Node*));
-      graph_.append_items(set, stack_.data() + mark, stack_.size() - mark);
-      stack_.resize(mark);
-      break;
-    }
-    case Op::BUILD: op_build(); break;
+    case Op::BINBYTES: load_bytes(4); break;
+    case Op::SHORT_BINBYTES: load_bytes(1); break;
+    case Op::BINBYTES8: load_bytes(8); break;
+    case Op::BYTEARRAY8: load_bytearray8(); break;
+    case Op::EMPTY_LIST: load_empty(Kind::List); break;
+    case Op::EMPTY_DICT: load_empty(Kind::Dict); break;
+    case Op::EMPTY_SET: load_empty(Kind::Set); break;
+    case Op::EMPTY_TUPLE: load_empty(Kind::Tuple); break;
+    case Op::APPEND: load_append(); break;
+    case Op::APPENDS: load_appends(); break;
+    case Op::SETITEM: load_setitem(); break;
+    case Op::SETITEMS: load_setitems(); break;
+    case Op::ADDITEMS: load_additems(); break;
+    case Op::BUILD: load_build(); break;
     case Op::DICT: push(from_mark(Kind::Dict)); break;
     case Op::LIST: push(from_mark(Kind::List)); break;
     case Op::TUPLE: push(from_mark(Kind::Tuple)); break;
     case Op::FROZENSET: push(from_mark(Kind::FrozenSet)); break;
-    case Op::TUPLE1:
-    case Op::TUPLE2:
-    case Op::TUPLE3: {
-      const std::size_t n = code - static_cast<std::uint8_t>(Op::TUPLE1) + 1;
-      if (stack_.size() < fence() + n) underflow();
-      charge_node(0, n);
-      Node* t = graph_.make(Kind::Tuple);
-      graph_.append_items(t, stack_.end() - n, n);
-      stack_.resize(stack_.size() - n);
-      moved_ += n;
-      push(t);
-      break;
-    }
-    case Op::GLOBAL:
-    case Op::INST: {
-      const bool inst = code == static_cast<std::uint8_t>(Op::INST);
-      if (inst && marks_.empty())
-        fail(ErrorKind::MissingMark, "INST needs a MARK and there is none");
-      const std::string_view module = read_line();
-      const std::string_view name = read_line();
-      // GLOBAL's lines are UTF-8 to CPython, INST's ASCII.
-      for (std::string_view part : {module, name}) {
-        if (part.empty() || (inst ? !is_ascii(part) : !valid_utf8_strict(part))) {
-          fail(ErrorKind::BadValue,
-               fmt::format("{} needs a non-empty {} module and name, got '{}'", op_name(),
-                           inst ? "ASCII" : "UTF-8", printable(part)));
-        }
-      }
-      Node* cls = global(std::string(module), std::string(name));
-      if (inst) {
-        on_call(cls);
-        Node* args = tuple(pop_mark());
-        push(instantiate(cls, args));
-      } else {
-        push(cls);
-      }
-      break;
-    }
-    case Op::STACK_GLOBAL: {
-      Node* name = pop();
-      Node* module = pop();
-      if (module->kind != Kind::Str || name->kind != Kind::Str) {
-        fail(ErrorKind::BadValue, fmt::format("STACK_GLOBAL needs two str, got {} and {}",
-                                              kind_name(module->kind), kind_name(name->kind)));
-      }
-      // The two strs are the objects the names are written from: interned,
-      // so a str value that is one of them is the same object (see Node::flag).
-      module->flag = true;
-      name->flag = true;
-      push(global(std::string(module->payload()), std::string(name->payload())));
-      break;
-    }
-    case Op::OBJ: {
-      std::vector<Node*> items = pop_mark();
-      if (items.empty()) {
-        fail(ErrorKind::StackUnderflow, "OBJ needs a class above the mark and there is none");
-      }
-      Node* cls = items.front();
-      on_call(cls);
-      Node* args = tuple(std::vector<Node*>(items.begin() + 1, items.end()));
-      push(instantiate(cls, args));
-      break;
-    }
-    case Op::NEWOBJ: {
-      Node* args = pop();
-      Node* cls = pop();
-      if (args->kind != Kind::Tuple) {
-        fail(ErrorKind::BadValue,
-             fmt::format("NEWOBJ argument is a {}, not a tuple", kind_name(args->kind)));
-      }
-      on_call(cls);
-      charge_node(0, args->items.size() + 1);  // before copying: args may be shared and large
-      std::vector<Node*> all;
-      all.reserve(args->items.size() + 1);
-      all.push_back(cls);
-      all.insert(all.end(), args->items.begin(), args->items.end());
-      Node* newobj_args = graph_.tuple(std::move(all));
-      push(reduce(internal_global("copyreg", "__newobj__"), newobj_args));
-      break;
-    }
-    case Op::NEWOBJ_EX: {
-      Node* kwargs = pop();
-      Node* args = pop();
-      Node* cls = pop();
-      if (args->kind != Kind::Tuple || kwargs->kind != Kind::Dict) {
-        fail(ErrorKind::BadValue, fmt::format("NEWOBJ_EX needs a tuple and a dict, got {} and {}",
-                                              kind_name(args->kind), kind_name(kwargs->kind)));
-      }
-      on_call(cls);
-      Node* ex_args = tuple({cls, args, kwargs});
-      push(object(internal_global("copyreg", "__newobj_ex__"), ex_args));
-      break;
-    }
-    case Op::GET: op_memo_get(memo_key_text()); break;
-    case Op::BINGET: op_memo_get(read(1)[0]); break;
-    case Op::LONG_BINGET: op_memo_get(read_uint(4)); break;
-    case Op::PUT: op_memo_put(memo_key_text()); break;
-    case Op::BINPUT: op_memo_put(read(1)[0]); break;
-    case Op::LONG_BINPUT: op_memo_put(read_uint(4)); break;
+    case Op::TUPLE1: load_tuple_n(1); break;
+    case Op::TUPLE2: load_tuple_n(2); break;
+    case Op::TUPLE3: load_tuple_n(3); break;
+    case Op::GLOBAL: load_global(); break;
+    case Op::INST: load_inst(); break;
+    case Op::STACK_GLOBAL: load_stack_global(); break;
+    case Op::OBJ: load_obj(); break;
+    case Op::NEWOBJ: load_newobj(); break;
+    case Op::NEWOBJ_EX: load_newobj_ex(); break;
+    case Op::GET: load_get(memo_key_text()); break;
+    case Op::BINGET: load_get(read(1)[0]); break;
+    case Op::LONG_BINGET: load_get(read_uint(4)); break;
+    case Op::PUT: load_put(memo_key_text()); break;
+    case Op::BINPUT: load_put(read(1)[0]); break;
+    case Op::LONG_BINPUT: load_put(read_uint(4)); break;
     // MEMOIZE and BINGET's common cases run in run_simple(); these are the rest.
-    case Op::MEMOIZE: op_memo_put(memo_.size()); break;
-    case Op::PROTO: op_proto(); break;
-    case Op::FRAME: op_frame(); break;
-    case Op::EXT1: op_ext(static_cast<std::int64_t>(read_uint(1))); break;
-    case Op::EXT2: op_ext(static_cast<std::int64_t>(read_uint(2))); break;
-    case Op::EXT4:
-      op_ext(static_cast<std::int32_t>(static_cast<std::uint32_t>(read_uint(4))));
-      break;
+    case Op::MEMOIZE: load_put(memo_.size()); break;
+    case Op::PROTO: load_proto(); break;
+    case Op::FRAME: load_frame(); break;
+    case Op::EXT1: load_ext(static_cast<std::int64_t>(read_uint(1))); break;
+    case Op::EXT2: load_ext(static_cast<std::int64_t>(read_uint(2))); break;
+    case Op::EXT4: load_ext(read_int32()); break;
     case Op::NEWTRUE: push(boolean(true)); break;
     case Op::NEWFALSE: push(boolean(false)); break;
     case Op::LONG1: push(integer_le(read_counted(1))); break;
     case Op::LONG4: push(integer_le(read_counted(4, true))); break;
-    case Op::BINFLOAT: {
-      const std::uint8_t* p = read(8);
-      std::uint64_t bits = 0;
-      for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];  // big-endian
-      double v;
-      std::memcpy(&v, &bits, sizeof v);
-      charge_node();
-      push(graph_.floating(v));
-      break;
-    }
-    case Op::NEXT_BUFFER: op_next_buffer(); break;
-    case Op::READONLY_BUFFER: op_readonly_buffer(); break;
+    case Op::BINFLOAT: load_binfloat(); break;
+    case Op::NEXT_BUFFER: load_next_buffer(); break;
+    case Op::READONLY_BUFFER: load_readonly_buffer(); break;
   }
   last_reduce_ = reduced;
 }
@@ -1473,7 +1484,8 @@ DecodeResult Decoder::run() {
     ++steps_;
     // One byte of table per opcode here; its row (name) is read only for
     // a message.
-    if (readable_[code] == 0) [[unlikely]] refuse_opcode(code);
+    if (readable_[code] == 0) [[unlikely]]
+      refuse_opcode(code);
     in_.set_op_code(code);
     step(code);
   }
