@@ -1593,32 +1593,53 @@ TEST(Text, StringLiteralDecode) {
   EXPECT_FALSE(string_literal_decode("'\\'"));
 }
 
+// What pickle's _compat_pickle maps a name to: a Python 3 name written below
+// protocol 3 (to_python2), and a Python 2 name read from a stream.
+struct NameMapping {
+  bool to_python2;
+  const char* module;
+  const char* name;
+  const char* mapped_module;
+  const char* mapped_name;
+};
+
+constexpr NameMapping kNameMappings[] = {
+    {true, "builtins", "range", "__builtin__", "xrange"},
+    {true, "builtins", "len", "__builtin__", "len"},
+    {true, "copyreg", "_reconstructor", "copy_reg", "_reconstructor"},
+    {true, "_functools", "reduce", "__builtin__", "reduce"},
+    {true, "builtins", "ConnectionError", "exceptions", "OSError"},
+    {true, "builtins", "ModuleNotFoundError", "exceptions", "ImportError"},
+    {true, "builtins", "ValueError", "exceptions", "ValueError"},
+    {true, "_pickle", "PickleError", "pickle", "PickleError"},
+    {true, "dbm.ndbm", "open", "dbm", "open"},
+    {true, "collections", "OrderedDict", "collections", "OrderedDict"},
+    {false, "__builtin__", "xrange", "builtins", "range"},
+    {false, "__builtin__", "basestring", "builtins", "str"},
+    {false, "__builtin__", "reduce", "functools", "reduce"},
+    {false, "exceptions", "StandardError", "builtins", "Exception"},
+    {false, "cPickle", "loads", "pickle", "loads"},
+    {false, "UserDict", "UserDict", "collections", "UserDict"},
+    {false, "multiprocessing", "TimeoutError", "multiprocessing.context", "TimeoutError"},
+    {false, "copy_reg", "_reconstructor", "copyreg", "_reconstructor"},
+    {false, "mod", "C", "mod", "C"},
+};
+
+void expect_mappings(bool to_python2) {
+  for (const NameMapping& m : kNameMappings) {
+    if (m.to_python2 != to_python2) continue;
+    const QualifiedName got =
+        to_python2 ? py3_to_py2(m.module, m.name) : py2_to_py3(m.module, m.name);
+    EXPECT_EQ(got, QualifiedName(m.mapped_module, m.mapped_name)) << m.module << " " << m.name;
+  }
+}
+
 TEST(Compat, Python3ToPython2) {
-  using Q = QualifiedName;
-  EXPECT_EQ(py3_to_py2("builtins", "range"), Q("__builtin__", "xrange"));
-  EXPECT_EQ(py3_to_py2("builtins", "len"), Q("__builtin__", "len"));
-  EXPECT_EQ(py3_to_py2("copyreg", "_reconstructor"), Q("copy_reg", "_reconstructor"));
-  EXPECT_EQ(py3_to_py2("_functools", "reduce"), Q("__builtin__", "reduce"));
-  EXPECT_EQ(py3_to_py2("builtins", "ConnectionError"), Q("exceptions", "OSError"));
-  EXPECT_EQ(py3_to_py2("builtins", "ModuleNotFoundError"), Q("exceptions", "ImportError"));
-  EXPECT_EQ(py3_to_py2("builtins", "ValueError"), Q("exceptions", "ValueError"));
-  EXPECT_EQ(py3_to_py2("_pickle", "PickleError"), Q("pickle", "PickleError"));
-  EXPECT_EQ(py3_to_py2("dbm.ndbm", "open"), Q("dbm", "open"));
-  EXPECT_EQ(py3_to_py2("collections", "OrderedDict"), Q("collections", "OrderedDict"));
+  expect_mappings(true);
 }
 
 TEST(Compat, Python2ToPython3) {
-  using Q = QualifiedName;
-  EXPECT_EQ(py2_to_py3("__builtin__", "xrange"), Q("builtins", "range"));
-  EXPECT_EQ(py2_to_py3("__builtin__", "basestring"), Q("builtins", "str"));
-  EXPECT_EQ(py2_to_py3("__builtin__", "reduce"), Q("functools", "reduce"));
-  EXPECT_EQ(py2_to_py3("exceptions", "StandardError"), Q("builtins", "Exception"));
-  EXPECT_EQ(py2_to_py3("cPickle", "loads"), Q("pickle", "loads"));
-  EXPECT_EQ(py2_to_py3("UserDict", "UserDict"), Q("collections", "UserDict"));
-  EXPECT_EQ(py2_to_py3("multiprocessing", "TimeoutError"),
-            Q("multiprocessing.context", "TimeoutError"));
-  EXPECT_EQ(py2_to_py3("copy_reg", "_reconstructor"), Q("copyreg", "_reconstructor"));
-  EXPECT_EQ(py2_to_py3("mod", "C"), Q("mod", "C"));
+  expect_mappings(false);
 }
 
 TEST(BuiltinReduce, TableAndShapes) {

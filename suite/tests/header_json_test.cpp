@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "harness/corpus/corpus.h"
@@ -16,6 +15,7 @@
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "suite/tests/support/env.h"
+#include "suite/tests/support/files.h"
 #include "reference/frames/header_json.h"
 #include "reference/value/json.h"
 
@@ -89,19 +89,13 @@ class SavedCase : public ::testing::Test {
     r.failing_message = message_to_json(m);
     return r;
   }
-  static std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
 
   fs::path dir_;
 };
 
 TEST_F(SavedCase, HoldsHeaderBytesInTheBinaryFormOnly) {
   const fs::path path = save_case(dir_, record());
-  const std::string text = read(path);
+  const std::string text = test_support::read_file(path).value_or("");
   EXPECT_EQ(text.find("\"bytes\": ["), std::string::npos) << text;
   EXPECT_EQ(text.find("\"subtype\": null"), std::string::npos) << text;
   EXPECT_NE(text.find("\"binary\": \"80052e\""), std::string::npos) << text;
