@@ -7,8 +7,10 @@ the comparison with a testee's declared fidelity relaxed
 
 import json
 import math
+import os
 import struct
 import subprocess
+import time
 
 class ProtocolError(Exception):
     """The testee broke the protocol: what the runner charges as testee:protocol."""
@@ -253,6 +255,38 @@ def normalize(root, lost):
 
 def same(a, b, lost):
     return normalize(a, lost) == normalize(b, lost)
+
+
+def golden_sweep(testee, golden, must_pass, label, budget_s=20):
+    """Loads every in-band variant of the golden corpus (directory `golden`)
+    at the protocols `testee` reads (testee.caps["read_protocols"]). Each
+    answer is ok with a value or an error; the cases named in `must_pass` come
+    back equal to CPython's value, under testee.lost, at every such protocol.
+    Prints one summary line that starts with `label`; the sweep must take less
+    than `budget_s` seconds, and the testee must still be running after it."""
+    manifest = json.load(open(os.path.join(golden, "MANIFEST.json")))
+    passed, mismatched, errors = set(), [], {}
+    deadline = time.time() + budget_s
+    for case in manifest["cases"]:
+        for var in case["variants"]:
+            if var["out_of_band"] or var["protocol"] not in testee.caps["read_protocols"]:
+                continue
+            data = open(os.path.join(golden, var["pickle"]), "rb").read()
+            expected = json.load(open(os.path.join(golden, var["json"])))
+            doc = testee.loads(data)
+            if not doc["ok"]:
+                errors.setdefault(doc["error"]["kind"], []).append(var["pickle"])
+            elif same(doc["value"], expected, testee.lost):
+                passed.add((case["name"], var["protocol"]))
+            else:
+                mismatched.append(var["pickle"])
+        assert time.time() < deadline, "the golden sweep is too slow"
+    print(f"\n{label}: {len(passed)} golden variants equal, {len(mismatched)} differ, "
+          f"errors {{{', '.join(f'{k}: {len(v)}' for k, v in sorted(errors.items()))}}}")
+    for name in sorted(must_pass):
+        for proto in testee.caps["read_protocols"]:
+            assert (name, proto) in passed, f"{name} at protocol {proto}"
+    assert testee.proc.poll() is None
 
 
 def value_json_of(obj):

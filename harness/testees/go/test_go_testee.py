@@ -10,14 +10,12 @@ $SERIALCHECK_GO_TESTEE. Skips (with the reason) when go or the library is
 missing.
 """
 
-import json
 import os
 import pickle
 import shutil
 import struct
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -29,8 +27,8 @@ MALFORMED = os.path.join(ROOT, "corpus", "malformed")
 
 sys.path.insert(0, os.path.dirname(HERE))
 from testee_wire import (  # noqa: E402  (the adapters' shared protocol helpers)
-    Child, ProtocolError, check_canonical, encode_message, normalize, read_message, same,
-    value_json_of)
+    Child, ProtocolError, check_canonical, encode_message, golden_sweep, normalize, read_message,
+    same, value_json_of)
 
 
 
@@ -185,32 +183,10 @@ def test_globals_and_objects(testee):
 
 
 def test_golden_corpus_answers_every_variant(testee):
-    manifest = json.load(open(os.path.join(GOLDEN, "MANIFEST.json")))
     must_pass = {"none", "true", "false", "int_0", "int_m1", "int_2p64", "int_m2p1000", "float_1_5", "float_inf",
                  "str_ascii", "str_bmp", "str_astral", "list_1001", "tuple_3", "set_1001", "frozenset_1001",
                  "bytes_short", "deep_list_200", "dict_1"}
-    passed, mismatched, errors = set(), [], {}
-    deadline = time.time() + 20
-    for case in manifest["cases"]:
-        for var in case["variants"]:
-            if var["out_of_band"] or var["protocol"] not in testee.caps["read_protocols"]:
-                continue
-            data = open(os.path.join(GOLDEN, var["pickle"]), "rb").read()
-            expected = json.load(open(os.path.join(GOLDEN, var["json"])))
-            doc = testee.loads(data)
-            if not doc["ok"]:
-                errors.setdefault(doc["error"]["kind"], []).append(var["pickle"])
-            elif same(doc["value"], expected, testee.lost):
-                passed.add((case["name"], var["protocol"]))
-            else:
-                mismatched.append(var["pickle"])
-        assert time.time() < deadline, "the golden sweep is too slow"
-    print(f"\nstalecucumber: {len(passed)} golden variants equal, {len(mismatched)} differ, "
-          f"errors {{{', '.join(f'{k}: {len(v)}' for k, v in sorted(errors.items()))}}}")
-    for name in sorted(must_pass):
-        for proto in testee.caps["read_protocols"]:
-            assert (name, proto) in passed, f"{name} at protocol {proto}"
-    assert testee.proc.poll() is None
+    golden_sweep(testee, GOLDEN, must_pass, "stalecucumber")
 
 
 @pytest.mark.parametrize("data, kinds", [

@@ -8,14 +8,12 @@ Run: /usr/bin/python3 -m pytest -q harness/testees/node/test_node_testee.py
 Skips (with the reason) when node or node_modules is missing.
 """
 
-import json
 import math
 import os
 import pickle
 import shutil
 import struct
 import sys
-import time
 
 import pytest
 
@@ -36,8 +34,8 @@ def _missing_modules():
 
 sys.path.insert(0, os.path.dirname(HERE))
 from testee_wire import (  # noqa: E402  (the adapters' shared protocol helpers)
-    Child, ProtocolError, check_canonical, encode_message, normalize, read_message, same,
-    value_json_of)
+    Child, ProtocolError, check_canonical, encode_message, golden_sweep, normalize, read_message,
+    same, value_json_of)
 
 
 
@@ -134,32 +132,10 @@ def test_golden_corpus_answers_every_variant(testee):
     """Every golden pickle at a claimed protocol gets a well-formed answer
     (ok with a canonical value, or an error), and the cases listed here come
     back equal to CPython's value under the declared relaxations."""
-    manifest = json.load(open(os.path.join(GOLDEN, "MANIFEST.json")))
     must_pass = {"none", "true", "false", "int_0", "int_m1", "int_255", "int_65536", "float_1_5",
                  "str_ascii", "list_1001", "tuple_3", "set_1001",
                  "recursive_list", "deep_list_200", "frozenset_1001", "shared_list_twice"}
-    passed, mismatched, errors = set(), [], {}
-    deadline = time.time() + 20
-    for case in manifest["cases"]:
-        for var in case["variants"]:
-            if var["out_of_band"] or var["protocol"] not in testee.caps["read_protocols"]:
-                continue
-            data = open(os.path.join(GOLDEN, var["pickle"]), "rb").read()
-            expected = json.load(open(os.path.join(GOLDEN, var["json"])))
-            doc = testee.loads(data)
-            if not doc["ok"]:
-                errors.setdefault(doc["error"]["kind"], []).append(var["pickle"])
-            elif same(doc["value"], expected, testee.lost):
-                passed.add((case["name"], var["protocol"]))
-            else:
-                mismatched.append(var["pickle"])
-        assert time.time() < deadline, "the golden sweep is too slow"
-    print(f"\n{testee.reader}: {len(passed)} golden variants equal, {len(mismatched)} differ, "
-          f"errors {{{', '.join(f'{k}: {len(v)}' for k, v in sorted(errors.items()))}}}")
-    for name in sorted(must_pass):
-        for proto in testee.caps["read_protocols"]:
-            assert (name, proto) in passed, f"{name} at protocol {proto}"
-    assert testee.proc.poll() is None
+    golden_sweep(testee, GOLDEN, must_pass, testee.reader)
 
 
 def test_out_of_band_buffers(testee):
