@@ -9,27 +9,16 @@
 #include "harness/props/gate_props.h"
 #include "harness/subjects/reference_subject.h"
 #include "reference/value/json.h"
+#include "suite/tests/support/env.h"
+#include "suite/tests/support/gate.h"
 
 namespace serialcheck {
 namespace {
 
-TestCase make_case(const std::string& json, int protocol, bool out_of_band = false) {
-  TestCase c;
-  c.graph = std::make_shared<Graph>();
-  c.value = from_json(json, *c.graph);
-  c.protocol = protocol;
-  c.out_of_band = out_of_band;
-  return c;
-}
+using test_support::make_case;
 
 PropertyEnv reference_env(ReferenceSubject& helper) {
-  PropertyEnv env;
-  env.subject = [&helper](const std::string& name, std::string* why) -> Subject* {
-    if (name == "reference") return &helper;
-    if (why != nullptr) *why = "not in this test";
-    return nullptr;
-  };
-  return env;
+  return test_support::env_with({{"reference", &helper}});
 }
 
 Outcome check(const char* id, Subject& subject, const TestCase& c) {

@@ -1,47 +1,47 @@
 // Fingerprints (harness/props/fingerprint.h): failures with different causes
 // get different fingerprints, and one cause keeps one fingerprint whatever
 // the drawn value's details (numbers, names, the container it sits in).
+#include "harness/props/fingerprint.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
 #include "harness/props/case.h"
-#include "harness/props/fingerprint.h"
 #include "reference/value/json.h"
+#include "suite/tests/support/gate.h"
 
 namespace serialcheck {
 namespace {
 
-TestCase make_case(std::string_view json) {
-  TestCase c;
-  c.graph = std::make_shared<Graph>();
-  c.value = from_json(json, *c.graph);
-  return c;
-}
+using test_support::make_case;
 
 std::string tensor_json(std::string_view dtype, std::string_view data, bool grad) {
-  return std::string(R"({"tensor": {"data": ")") + std::string(data) + R"(", "device": "cpu", "dtype": ")" +
-         std::string(dtype) + R"(", "offset": 0, "requires_grad": )" + (grad ? "true" : "false") +
+  return std::string(R"({"tensor": {"data": ")") + std::string(data) +
+         R"(", "device": "cpu", "dtype": ")" + std::string(dtype) +
+         R"(", "offset": 0, "requires_grad": )" + (grad ? "true" : "false") +
          R"(, "shape": [1], "strides": [1]}})";
 }
 
 std::string refined(std::string base, std::string message, std::string_view value) {
   Outcome o = Outcome::fail(std::move(base), std::move(message));
-  return refine_fingerprint(o, make_case(value));
+  return refine_fingerprint(o, make_case(value, 5));
 }
 
 // The failure of issue 16: a line written for bfloat16 tensors accepted a
 // complex128 tensor's failure, because both were "exception:TypeError@dumps".
 TEST(Fingerprint, TensorDtypeFamiliesAreDifferentCauses) {
-  std::string bf16 = refined("exception:TypeError@dumps",
-                             "dumps raised TypeError: ('Could not serialize object of type Tensor', "
-                             "'tensor([9.7308e+08], dtype=torch.bfloat16)')",
-                             tensor_json("bfloat16", "684e", false));
-  std::string c128 = refined("exception:TypeError@dumps",
-                             "dumps raised TypeError: ('Could not serialize object of type Tensor', "
-                             "'tensor([1.+2.j], dtype=torch.complex128, requires_grad=True)')",
-                             tensor_json("complex128", "00000000000000000000000000000000", true));
+  std::string bf16 =
+      refined("exception:TypeError@dumps",
+              "dumps raised TypeError: ('Could not serialize object of type Tensor', "
+              "'tensor([9.7308e+08], dtype=torch.bfloat16)')",
+              tensor_json("bfloat16", "684e", false));
+  std::string c128 =
+      refined("exception:TypeError@dumps",
+              "dumps raised TypeError: ('Could not serialize object of type Tensor', "
+              "'tensor([1.+2.j], dtype=torch.complex128, requires_grad=True)')",
+              tensor_json("complex128", "00000000000000000000000000000000", true));
   EXPECT_NE(bf16, c128);
   EXPECT_EQ(bf16.rfind("exception:TypeError@dumps/tensor.bfloat16", 0), 0u) << bf16;
   EXPECT_EQ(c128.rfind("exception:TypeError@dumps/tensor.complex", 0), 0u) << c128;
@@ -132,7 +132,7 @@ TEST(Fingerprint, MismatchesNameTheKindWhereTheValuesDiffer) {
 std::string refined_at(int protocol, std::string base, std::string message,
                        std::string_view value) {
   Outcome o = Outcome::fail(std::move(base), std::move(message));
-  TestCase c = make_case(value);
+  TestCase c = make_case(value, 5);
   c.protocol = protocol;
   return refine_fingerprint(o, c);
 }
@@ -216,7 +216,7 @@ TEST(Fingerprint, DefaultReductionFailuresAreOneCauseAtEveryProtocol) {
 
 TEST(Fingerprint, RefiningIsIdempotentAndTheCauseDropsTheCategory) {
   Outcome o = Outcome::fail("exception:TypeError@dumps", "dumps raised TypeError: boom 3");
-  TestCase c = make_case(R"({"list": [1]})");
+  TestCase c = make_case(R"({"list": [1]})", 5);
   o.fingerprint = refine_fingerprint(o, c);
   EXPECT_EQ(o.fingerprint, "exception:TypeError@dumps/collection/boom-n");
   EXPECT_EQ(refine_fingerprint(o, c), o.fingerprint);

@@ -16,19 +16,14 @@
 #include "harness/subjects/subjects_file.h"
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
+#include "suite/tests/support/gate.h"
 
 namespace serialcheck {
 namespace {
 
 namespace fs = std::filesystem;
 
-TestCase make_case(const std::string& json, int protocol) {
-  TestCase c;
-  c.graph = std::make_shared<Graph>();
-  c.value = from_json(json, *c.graph);
-  c.protocol = protocol;
-  return c;
-}
+using test_support::make_case;
 
 // ---- the subjects file ------------------------------------------------------
 

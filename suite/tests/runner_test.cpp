@@ -1,0 +1,149 @@
+// The gate's runner (harness/props/runner.h): shard splitting and cell
+// seeds, and crash and timeout isolation in worker processes, with a
+// test-only subject that aborts or hangs on some values.
+#include "harness/props/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/props/value_tools.h"
+#include "harness/report/results.h"
+#include "suite/tests/support/gate.h"
+
+namespace serialcheck {
+namespace {
+
+using test_support::make_case;
+using test_support::misbehaving_factories;
+using test_support::MisbehavingSubject;
+
+TEST(Shards, SplitTheCellsDisjointlyAndCompletely) {
+  std::vector<std::string> subjects = {"reference", "cpython", "cloudpickle"};
+  std::vector<std::string> properties = {"a", "b", "c", "d", "e", "f"};
+  auto all = plan_cells(subjects, properties, 0, 1);
+  ASSERT_EQ(all.size(), 18u);
+  EXPECT_EQ(all[0].subject, "reference");
+  EXPECT_EQ(all[0].property, "a");
+  EXPECT_EQ(all[6].subject, "cpython");
+  for (int n : {2, 4, 5, 18, 25}) {
+    std::multiset<std::string> seen;
+    for (int i = 0; i < n; ++i) {
+      auto shard = plan_cells(subjects, properties, i, n);
+      auto again = plan_cells(subjects, properties, i, n);
+      ASSERT_EQ(shard.size(), again.size());
+      for (std::size_t k = 0; k < shard.size(); ++k) {
+        EXPECT_EQ(shard[k].subject + shard[k].property, again[k].subject + again[k].property);
+        seen.insert(shard[k].subject + "/" + shard[k].property);
+      }
+      // Round robin: shard sizes differ by at most one.
+      EXPECT_LE(shard.size(), (all.size() + n - 1) / n);
+      EXPECT_GE(shard.size(), all.size() / n);
+    }
+    EXPECT_EQ(seen.size(), all.size()) << n << " shards";
+    for (const auto& c : all) EXPECT_EQ(seen.count(c.subject + "/" + c.property), 1u);
+  }
+  auto second = plan_cells(subjects, properties, 1, 4);
+  ASSERT_FALSE(second.empty());
+  EXPECT_EQ(second[0].property, "b");  // index 1
+  EXPECT_EQ(second[1].property, "f");  // index 5
+}
+
+TEST(Shards, CellSeedsDependOnlyOnTheRunSeedAndTheCell) {
+  EXPECT_EQ(cell_seed(7, "cpython", "cross.load"), cell_seed(7, "cpython", "cross.load"));
+  EXPECT_NE(cell_seed(7, "cpython", "cross.load"), cell_seed(8, "cpython", "cross.load"));
+  EXPECT_NE(cell_seed(7, "cpython", "cross.load"), cell_seed(7, "cpython", "loads.pure"));
+  EXPECT_NE(cell_seed(7, "cpython", "cross.load"), cell_seed(7, "cloudpickle", "cross.load"));
+}
+
+TEST(Isolation, ACrashIsChargedToItsCaseShrunkAndTheSubjectGoesOn) {
+  RunOptions o;
+  o.factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
+  o.cells = {{"misbehaving", "roundtrip.equal"},
+             {"misbehaving", "loads.pure"},
+             {"reference", "roundtrip.equal"}};
+  o.cases = 40;
+  o.seed = 11;
+  o.jobs = 2;
+  o.case_timeout_s = 60;
+  int finished = 0;
+  o.on_event = [&](const RunEvent& e) {
+    if (e.kind == RunEvent::Kind::CellFinished) ++finished;
+  };
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 3u);
+  EXPECT_EQ(finished, 3);
+  for (int i : {0, 1}) {
+    const CellResult& c = out.cells[i];
+    EXPECT_EQ(c.verdict, Verdict::Fail) << c.property << " " << c.skip_reason;
+    EXPECT_EQ(c.fingerprint, "crash:SIGABRT");
+    ASSERT_FALSE(c.minimal_case.is_null());
+    // Shrunk to the smallest thing that still aborts: a list of exactly two
+    // items, none of which aborts on its own.
+    TestCase minimal = case_from_json(c.minimal_case);
+    EXPECT_EQ(minimal.value->kind, Kind::List) << c.minimal_case.dump();
+    EXPECT_EQ(minimal.value->items.size(), 2u) << c.minimal_case.dump();
+  }
+  EXPECT_EQ(out.cells[2].verdict, Verdict::Pass);
+  EXPECT_EQ(out.cells[2].cases, 40);
+  // The parent process never ran the subject: it is still here to check.
+}
+
+TEST(Isolation, AHangIsAFailedTimeoutNotAStuckRun) {
+  RunOptions o;
+  o.factories = misbehaving_factories(MisbehavingSubject::Mode::Hang);
+  o.cells = {{"misbehaving", "roundtrip.identity"}};
+  o.cases = 100;
+  o.seed = 5;
+  o.jobs = 1;
+  o.case_timeout_s = 1;
+  o.shrink_attempts_timeout = 1;
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 1u);
+  const CellResult& c = out.cells[0];
+  EXPECT_EQ(c.verdict, Verdict::Fail);
+  EXPECT_EQ(c.fingerprint, "timeout");
+  ASSERT_FALSE(c.minimal_case.is_null());
+  // The announced case is the one that hung: it holds a dict with an item.
+  TestCase hung = case_from_json(c.minimal_case);
+  bool has_dict = false;
+  for (const Node* n : reachable(hung.value))
+    has_dict |= n->kind == Kind::Dict && !n->items.empty();
+  EXPECT_TRUE(has_dict) << c.minimal_case.dump();
+}
+
+// The family properties reach the reference's families through the worker,
+// which wraps the reference to record its coverage.
+TEST(Isolation, FamilyPropertiesRunOnTheReferenceInAWorker) {
+  RunOptions o;
+  o.factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
+  o.cells = {{"reference", "zerocopy.device"}, {"reference", "protocol.negotiated"}};
+  o.cases = 10;
+  o.seed = 3;
+  o.jobs = 1;
+  o.case_timeout_s = 60;
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 2u);
+  for (const CellResult& c : out.cells) {
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.property << ": " << c.skip_reason << c.message;
+  }
+}
+
+TEST(Isolation, ProbesReportCrashesOutcomesAndSkips) {
+  auto factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
+  TestCase crash = make_case(R"({"list": [1, 2]})");
+  TestCase fine = make_case(R"({"list": [1]})");
+  auto p = probe_case(factories, "misbehaving", "roundtrip.equal", crash, 30);
+  EXPECT_EQ(p.kind, ProbeResult::Kind::Crashed);
+  EXPECT_EQ(p.reason, "crash:SIGABRT");
+  p = probe_case(factories, "misbehaving", "roundtrip.equal", fine, 30);
+  EXPECT_EQ(p.kind, ProbeResult::Kind::Ran);
+  EXPECT_EQ(p.outcome.status, Outcome::Status::Pass);
+  p = probe_case(factories, "nobody", "roundtrip.equal", fine, 30);
+  EXPECT_EQ(p.kind, ProbeResult::Kind::Skipped);
+}
+
+}  // namespace
+}  // namespace serialcheck
