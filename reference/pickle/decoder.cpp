@@ -403,7 +403,7 @@ class Decoder {
   }
   Node* decimal_int(std::string_view text);
   [[gnu::always_inline]] Node* str_utf8(std::string_view utf8) {
-    if (!is_ascii(utf8) && !valid_utf8_surrogatepass(utf8)) [[unlikely]]
+    if (!is_ascii(utf8) && !valid_utf8(utf8, Surrogates::Allow)) [[unlikely]]
       not_utf8(utf8);
     charge_node(utf8.size());
     return graph_.str_copy(utf8);

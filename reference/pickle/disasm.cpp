@@ -263,7 +263,7 @@ class Disassembler {
         const std::string_view module = read_line();
         const std::string_view name = read_line();
         for (std::string_view part : {module, name}) {
-          if (part.empty() || !valid_utf8_surrogatepass(part)) {
+          if (part.empty() || !valid_utf8(part, Surrogates::Allow)) {
             fail(ErrorKind::BadValue,
                  fmt::format("{} needs a non-empty module and name", op_name()));
           }
@@ -296,7 +296,7 @@ class Disassembler {
           case Op::SHORT_BINUNICODE:
           case Op::BINUNICODE:
           case Op::BINUNICODE8:
-            if (!valid_utf8_surrogatepass(data)) {
+            if (!valid_utf8(data, Surrogates::Allow)) {
               fail(ErrorKind::BadValue, fmt::format("{} argument is not valid UTF-8", op_name()));
             }
             return str_repr(data);

@@ -11,10 +11,10 @@
 
 namespace serialcheck::pickle {
 
-// Pickle's names for the common UTF-8 pieces (reference/common/utf8.h):
-// every str payload is UTF-8 with lone surrogates allowed.
-using serialcheck::is_ascii;
-
+// Former names of reference/common/utf8.h's pieces, kept until their last
+// callers move to valid_utf8(s, Surrogates::Allow), utf8_to_code_points
+// and utf8_from_code_points: every str payload is UTF-8 with lone
+// surrogates allowed.
 inline bool valid_utf8_surrogatepass(std::string_view s) {
   return valid_utf8(s, Surrogates::Allow);
 }
