@@ -71,13 +71,9 @@ std::string le_ints(std::initializer_list<T> values) {
 struct B : test_support::Values {
   Node* nd(std::string dtype, std::vector<std::int64_t> shape, std::vector<std::int64_t> strides,
            std::string data, std::int64_t offset = 0, bool writeable = true) {
-    Node* n = g.ndarray();
-    n->array->dtype = std::move(dtype);
-    n->array->shape = std::move(shape);
-    n->array->strides = std::move(strides);
-    n->array->offset = offset;
+    Node* n = test_support::with_layout(g.ndarray(), std::move(dtype), std::move(shape),
+                                        std::move(strides), offset, std::move(data));
     n->array->writeable = writeable;
-    n->set_owned(std::move(data));
     return n;
   }
   // C-contiguous float64 0, 1, 2, ... of this shape.
@@ -96,13 +92,8 @@ struct B : test_support::Values {
   }
   Node* tensor(std::string dtype, std::vector<std::int64_t> shape,
                std::vector<std::int64_t> strides, std::string storage, std::int64_t offset = 0) {
-    Node* n = g.tensor();
-    n->array->dtype = std::move(dtype);
-    n->array->shape = std::move(shape);
-    n->array->strides = std::move(strides);
-    n->array->offset = offset;
-    n->set_owned(std::move(storage));
-    return n;
+    return test_support::with_layout(g.tensor(), std::move(dtype), std::move(shape),
+                                     std::move(strides), offset, std::move(storage));
   }
 };
 

@@ -19,33 +19,19 @@
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/bytes.h"
+#include "suite/tests/support/codec.h"
 
 namespace serialcheck {
 namespace {
 
-std::string encode_at(const Node* v, int protocol) {
-  pickle::EncodeOptions o;
-  o.protocol = protocol;
-  return pickle::encode(v, o).bytes;
-}
-
-Node* decode_into(std::string_view bytes, Graph& g) {
-  return pickle::decode(bytes, g).root;
-}
-
-std::string why_unequal(const Node* a, const Node* b, EqualOptions options = {}) {
-  Difference d;
-  if (equal(a, b, options, &d)) return "";
-  return d.path + ": " + d.reason;
-}
+using test_support::decode_into;
+using test_support::encode_at;
+using test_support::why_unequal;
 
 // ---- the pickle form -------------------------------------------------------------
 
-// A string literal with its NULs.
-template <std::size_t N>
-std::string bin(const char (&literal)[N]) {
-  return std::string(literal, N - 1);
-}
+using test_support::bin;
 
 TEST(ModuleForm, IsCloudpicklesSubimport) {
   Graph g;

@@ -31,6 +31,8 @@
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/bytes.h"
+#include "suite/tests/support/codec.h"
 #include "suite/tests/support/tensors.h"
 
 namespace serialcheck {
@@ -44,27 +46,11 @@ using test_support::golden_torch_variants;
 using test_support::GoldenTorchVariant;
 using test_support::tensor;
 
-std::string encode_at(const Node* v, int protocol) {
-  pickle::EncodeOptions o;
-  o.protocol = protocol;
-  return pickle::encode(v, o).bytes;
-}
+using test_support::decode_into;
+using test_support::encode_at;
+using test_support::why_unequal;
 
-Node* decode_into(std::string_view bytes, Graph& g) {
-  return pickle::decode(bytes, g).root;
-}
-
-std::string why_unequal(const Node* a, const Node* b) {
-  Difference d;
-  if (equal(a, b, &d)) return "";
-  return d.path + ": " + d.reason;
-}
-
-// A string literal with its NULs.
-template <std::size_t N>
-std::string bin(const char (&literal)[N]) {
-  return std::string(literal, N - 1);
-}
+using test_support::bin;
 
 // A 2x3 float32 tensor over arange(6).
 Node* small(Graph& g) {

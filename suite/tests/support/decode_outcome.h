@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,13 @@ struct DecodeOutcome {
   std::size_t offset = 0;
   std::string detail;
   const Node* root = nullptr;
+
+  // The refusal as the error the decoder threw (for is_pickle_error in
+  // errors.h); nullopt when it decoded.
+  std::optional<pickle::PickleError> error() const {
+    if (ok) return std::nullopt;
+    return pickle::PickleError(kind, offset, detail);
+  }
 };
 
 // `data` decoded into `g` under `list` (nullptr: no allowlist), with stand-in

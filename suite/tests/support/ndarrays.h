@@ -15,6 +15,7 @@
 #include "reference/pickle/encoder.h"
 #include "reference/types/ndarray.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/values.h"
 
 namespace serialcheck::test_support {
 
@@ -22,14 +23,9 @@ namespace serialcheck::test_support {
 inline Node* array(Graph& g, std::string dtype, std::vector<std::int64_t> shape,
                    std::vector<std::int64_t> strides, std::int64_t offset, std::string payload,
                    bool writeable = true) {
-  Node* n = g.ndarray();
-  ArrayParts& a = *n->array;
-  a.dtype = std::move(dtype);
-  a.shape = std::move(shape);
-  a.strides = std::move(strides);
-  a.offset = offset;
-  a.writeable = writeable;
-  n->set_owned(std::move(payload));
+  Node* n = with_layout(g.ndarray(), std::move(dtype), std::move(shape), std::move(strides),
+                        offset, std::move(payload));
+  n->array->writeable = writeable;
   return n;
 }
 

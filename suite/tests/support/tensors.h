@@ -16,6 +16,7 @@
 
 #include "reference/value/value.h"
 #include "suite/tests/support/files.h"
+#include "suite/tests/support/values.h"
 
 namespace serialcheck::test_support {
 
@@ -30,15 +31,10 @@ inline std::string bytes_of(std::initializer_list<float> values) {
 inline Node* tensor(Graph& g, std::string dtype, std::vector<std::int64_t> shape,
                     std::vector<std::int64_t> strides, std::int64_t offset, std::string data,
                     bool requires_grad = false, Node* grad = nullptr) {
-  Node* n = g.tensor();
-  ArrayParts& a = *n->array;
-  a.dtype = std::move(dtype);
-  a.shape = std::move(shape);
-  a.strides = std::move(strides);
-  a.offset = offset;
-  a.requires_grad = requires_grad;
-  a.grad = grad;
-  n->set_owned(std::move(data));
+  Node* n = with_layout(g.tensor(), std::move(dtype), std::move(shape), std::move(strides), offset,
+                        std::move(data));
+  n->array->requires_grad = requires_grad;
+  n->array->grad = grad;
   return n;
 }
 

@@ -33,4 +33,15 @@ Node* Values::ints(std::int64_t n) {
   return L(std::move(v));
 }
 
+Node* with_layout(Node* n, std::string dtype, std::vector<std::int64_t> shape,
+                  std::vector<std::int64_t> strides, std::int64_t offset, std::string data) {
+  ArrayParts& a = *n->array;
+  a.dtype = std::move(dtype);
+  a.shape = std::move(shape);
+  a.strides = std::move(strides);
+  a.offset = offset;
+  n->set_owned(std::move(data));
+  return n;
+}
+
 }  // namespace serialcheck::test_support

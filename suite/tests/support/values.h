@@ -49,4 +49,8 @@ struct Values {
   Node* ints(std::int64_t n);
 };
 
+// `n`, an NDArray or Tensor node, given this layout over `data` (owned).
+Node* with_layout(Node* n, std::string dtype, std::vector<std::int64_t> shape,
+                  std::vector<std::int64_t> strides, std::int64_t offset, std::string data);
+
 }  // namespace serialcheck::test_support
