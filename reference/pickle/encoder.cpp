@@ -20,6 +20,7 @@
 #include <string_view>
 #include <utility>
 
+#include "reference/common/utf8.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/internal/encoder_atoms.h"
 #include "reference/pickle/internal/encoder_memo.h"
@@ -49,18 +50,11 @@ constexpr std::uint64_t opened_marked(Op empty) {
          std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16;
 }
 
+// `data` decoded as latin-1 (a code point per byte), as UTF-8.
 std::string latin1_to_utf8(std::string_view data) {
   std::string s;
   s.reserve(data.size() + data.size() / 4);
-  for (char c : data) {
-    auto b = static_cast<unsigned char>(c);
-    if (b < 0x80) {
-      s.push_back(c);
-    } else {
-      s.push_back(static_cast<char>(0xc0 | (b >> 6)));
-      s.push_back(static_cast<char>(0x80 | (b & 0x3f)));
-    }
-  }
+  for (char c : data) append_utf8(s, static_cast<unsigned char>(c));
   return s;
 }
 
@@ -84,28 +78,6 @@ std::string int_decimal(const Node* n, bool& too_long) {
   return s;
 }
 
-// What save_list and save_dict differ in.
-template <Kind K>
-struct ListOrDict;
-template <>
-struct ListOrDict<Kind::List> {
-  using View = SeqView;
-  static constexpr std::size_t kWidth = 1;  // nodes per entry
-  static constexpr Op kEmpty = Op::EMPTY_LIST, kText = Op::LIST;
-  static constexpr Op kSingle = Op::APPEND, kBatch = Op::APPENDS;
-  static constexpr Step kExact = Step::kListExact, kEach = Step::kListEach;
-  static constexpr bool kTrailing = false;  // batch_list_exact: no empty batch after a full one
-};
-template <>
-struct ListOrDict<Kind::Dict> {
-  using View = InterleavedView;
-  static constexpr std::size_t kWidth = 2;  // key, value
-  static constexpr Op kEmpty = Op::EMPTY_DICT, kText = Op::DICT;
-  static constexpr Op kSingle = Op::SETITEM, kBatch = Op::SETITEMS;
-  static constexpr Step kExact = Step::kDictExact, kEach = Step::kDictEach;
-  static constexpr bool kTrailing = true;  // batch_dict_exact: MARK SETITEMS after a full batch
-};
-
 // The encoder's working memory, kept by the thread between calls
 // (scratch_pool.h): the memo, the task stack and the output buffer. An output
 // buffer larger than kKeepBytes is freed after its call, not kept.
@@ -124,6 +96,21 @@ struct Scratch {
     }
   }
   bool worth_keeping() const { return true; }
+};
+
+// An opcode and the size of the payload after it, little-endian in `width`
+// bytes.
+class CountedHeader {
+ public:
+  CountedHeader(Op o, std::size_t size, int width) : len_(1 + static_cast<std::size_t>(width)) {
+    bytes_[0] = op(o);
+    for (int i = 0; i < width; ++i) bytes_[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+  }
+  std::string_view view() const { return {bytes_, len_}; }
+
+ private:
+  char bytes_[9];
+  std::size_t len_;
 };
 
 }  // namespace
@@ -336,55 +323,36 @@ void Encoder::save_str_data(std::string_view utf8, bool stable) {
     put('\n');
     return;
   }
-  std::size_t size = utf8.size();
-  char h[9];
-  std::size_t len;
-  if (size <= 0xff && proto_ >= 4) {
-    h[0] = op(Op::SHORT_BINUNICODE);
-    h[1] = static_cast<char>(size);
-    len = 2;
-  } else if (size <= 0xffffffffu) {
-    h[0] = op(Op::BINUNICODE);
-    for (int i = 0; i < 4; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
-    len = 5;
-  } else if (proto_ >= 4) {
-    h[0] = op(Op::BINUNICODE8);
-    for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
-    len = 9;
-  } else {
-    fail("serializing a string larger than 4 GiB requires pickle protocol 4 or higher");
-  }
-  write_payload(std::string_view(h, len), utf8, stable);
+  save_counted(utf8, stable, proto_ >= 4,
+               {Op::SHORT_BINUNICODE, Op::BINUNICODE, Op::BINUNICODE8}, "a string");
 }
 
 // _save_bytes_data without the memo (protocol >= 3, and in-band buffers).
 void Encoder::save_bytes_data(std::string_view data, bool stable) {
-  std::size_t size = data.size();
-  char h[9];
-  std::size_t len;
-  if (size <= 0xff) {
-    h[0] = op(Op::SHORT_BINBYTES);
-    h[1] = static_cast<char>(size);
-    len = 2;
+  save_counted(data, stable, true, {Op::SHORT_BINBYTES, Op::BINBYTES, Op::BINBYTES8},
+               "a bytes object");
+}
+
+// The opcode of a payload and its size, as _save_bytes_data and
+// save_unicode choose them: the 1-byte size when `short_size` allows it,
+// else the 4-byte one, else (from protocol 4) the 8-byte one.
+void Encoder::save_counted(std::string_view data, bool stable, bool short_size,
+                           const CountedOps& ops, const char* what) {
+  const std::size_t size = data.size();
+  if (size <= 0xff && short_size) {
+    write_payload(CountedHeader(ops.size1, size, 1).view(), data, stable);
   } else if (size <= 0xffffffffu) {
-    h[0] = op(Op::BINBYTES);
-    for (int i = 0; i < 4; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
-    len = 5;
+    write_payload(CountedHeader(ops.size4, size, 4).view(), data, stable);
   } else if (proto_ >= 4) {
-    h[0] = op(Op::BINBYTES8);
-    for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
-    len = 9;
+    write_payload(CountedHeader(ops.size8, size, 8).view(), data, stable);
   } else {
-    fail("serializing a bytes object larger than 4 GiB requires pickle protocol 4 or higher");
+    fail(std::string("serializing ") + what +
+         " larger than 4 GiB requires pickle protocol 4 or higher");
   }
-  write_payload(std::string_view(h, len), data, stable);
 }
 
 void Encoder::save_bytearray_data(std::string_view data, bool stable) {
-  char h[9];
-  h[0] = op(Op::BYTEARRAY8);
-  for (int i = 0; i < 8; ++i) h[1 + i] = static_cast<char>((data.size() >> (8 * i)) & 0xff);
-  write_payload(std::string_view(h, 9), data, stable);
+  write_payload(CountedHeader(Op::BYTEARRAY8, data.size(), 8).view(), data, stable);
 }
 
 // save(()) body: EMPTY_TUPLE, or MARK TUPLE at protocol 0. Never memoized.
@@ -517,32 +485,6 @@ bool Encoder::flat_candidate(const Node* n, std::size_t entries) const {
   }
 }
 
-// The opening of an empty list or dict: EMPTY_LIST, or MARK LIST at
-// protocol 0 (and the same for a dict).
-template <Kind K>
-void Encoder::open_empty() {
-  if (bin_) {
-    put(op(ListOrDict<K>::kEmpty));
-  } else {
-    put(op(Op::MARK));
-    put(op(ListOrDict<K>::kText));
-  }
-}
-
-// The entries of list or dict `n` after its opening and memo, the
-// container entered: batch_list_exact or batch_dict_exact, or one entry
-// and APPEND (SETITEM) after another at protocol 0.
-template <Kind K>
-void Encoder::save_entries(const Node* n) {
-  using Shape = ListOrDict<K>;
-  if (bin_) {
-    exact_batches(n, Shape::kExact, typename Shape::View{n->items}, 0, op(Shape::kSingle),
-                  op(Shape::kBatch), true, Shape::kTrailing);
-  } else {
-    each(n, Shape::kEach, typename Shape::View{n->items}, 0, op(Shape::kSingle));
-  }
-}
-
 // save_list and save_dict. `memo`: the node's memo slot
 // (NodeMemo::find_or_add), to be set now.
 template <Kind K>
@@ -578,7 +520,7 @@ void Encoder::save_list_or_dict_as(const Node* n, MemoId* memo) {
       put(op(Shape::kBatch));
       return;
     }
-    enter_batches(n, Shape::kExact, View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
+    enter_batches(n, Shape::kStep, View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
     return;
   }
   if (proto_ >= 4 && n->items.size() >= 2 * kWidth && depth_ < options_.max_depth) {
@@ -586,14 +528,14 @@ void Encoder::save_list_or_dict_as(const Node* n, MemoId* memo) {
     // store (enter_container() cannot fail here): two entries or more open
     // with MARK.
     open_marked(Shape::kEmpty, memo);
-    enter_batches(n, Shape::kExact, View{n->items}, 0, op(Shape::kBatch), Shape::kTrailing);
+    enter_batches(n, Shape::kStep, View{n->items}, 0, op(Shape::kBatch), Shape::kTrailing);
     return;
   }
   open_empty<K>();
   *memo = memo_put_op();
   if (n->items.empty()) return;
   enter_container();
-  save_entries<K>(n);
+  save_entries<K>(n, 0);
 }
 
 // A temporary dict holding the items of dict node `n` (the keywords a
@@ -603,8 +545,7 @@ void Encoder::fresh_dict(const Node* n) {
   put(op(Op::EMPTY_DICT));
   memo_fresh();
   if (n->items.empty()) return;
-  exact_batches(n, Step::kDictExact, InterleavedView{n->items}, 0, op(Op::SETITEM),
-                op(Op::SETITEMS), true, true);
+  save_entries<Kind::Dict>(n, 0);  // batch_dict_exact: protocols 2 and 3 only
 }
 
 void Encoder::save_set(const Node* n) {
@@ -651,7 +592,7 @@ void Encoder::set_reduce(const Node* n, std::string_view type_name) {
   enter_container();
   push(n, 0, Step::kSetReduceEnd);
   if (n->items.empty()) return;
-  save_entries<Kind::List>(n);
+  save_entries<Kind::List>(n, 0);
 }
 
 void Encoder::set_reduce_end(const Node* n) {

@@ -224,16 +224,21 @@ void Encoder::save_synthetic_str(std::string_view utf8) {
   memo_fresh();
 }
 
-// save() of an interned str: module names and qualnames, 'latin1'.
-void Encoder::save_interned(std::string_view s) {
+// save() of a str object that `memo` holds by its text: each text is one
+// object, written once and fetched from the memo after.
+void Encoder::save_str_memoized_in(StrMemo& memo, std::string_view s) {
   boundary();
-  auto it = interned_memo_.find(s);
-  if (it != interned_memo_.end()) {
+  if (auto it = memo.find(s); it != memo.end()) {
     memo_get(it->second);
     return;
   }
   save_str_data(s);
-  interned_memo_.emplace(s, memo_put_op());
+  memo.emplace(s, memo_put_op());
+}
+
+// save() of an interned str: module names and qualnames, 'latin1'.
+void Encoder::save_interned(std::string_view s) {
+  save_str_memoized_in(interned_memo_, s);
 }
 
 // save() of a str value that is the interned object global names of its
@@ -253,14 +258,7 @@ void Encoder::save_interned_value(std::string_view s, MemoId* slot) {
 
 // save() of the __name__ object of a C module (see origin_of).
 void Encoder::save_module_name_object(std::string_view module) {
-  boundary();
-  auto it = c_module_memo_.find(module);
-  if (it != c_module_memo_.end()) {
-    memo_get(it->second);
-    return;
-  }
-  save_str_data(module);
-  c_module_memo_.emplace(module, memo_put_op());
+  save_str_memoized_in(c_module_memo_, module);
 }
 
 }  // namespace serialcheck::pickle::encoder_internal

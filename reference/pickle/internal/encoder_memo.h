@@ -162,14 +162,8 @@ inline int bytes_singleton_slot(std::string_view data) {
   MemoId idx = next_memo_id();
   if (proto_ >= 4) {
     put(op(Op::MEMOIZE));
-  } else if (!bin_) {
-    put(op(Op::PUT));
-    put_decimal(static_cast<std::int64_t>(idx));
-    put('\n');
-  } else if (idx < 256) {
-    put_word(static_cast<std::uint8_t>(op(Op::BINPUT)) | std::uint64_t{idx} << 8, 2);
   } else {
-    put_word(static_cast<std::uint8_t>(op(Op::LONG_BINPUT)) | std::uint64_t{idx} << 8, 5);
+    memo_op(idx, Op::PUT, Op::BINPUT, Op::LONG_BINPUT);
   }
   return idx;
 }
@@ -189,14 +183,20 @@ void Encoder::memo_full() {
   }
 }
 void Encoder::memo_get_long(MemoId idx) {
+  memo_op(idx, Op::GET, Op::BINGET, Op::LONG_BINGET);
+}
+
+// PUT or GET below protocol 4: the text form (the id in decimal) at
+// protocol 0, else the binary form with a 1-byte or a 4-byte id.
+inline void Encoder::memo_op(MemoId idx, Op text, Op one_byte, Op four_bytes) {
   if (!bin_) {
-    put(op(Op::GET));
+    put(op(text));
     put_decimal(static_cast<std::int64_t>(idx));
     put('\n');
   } else if (idx < 256) {
-    put_word(static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{idx} << 8, 2);
+    put_word(static_cast<std::uint8_t>(op(one_byte)) | std::uint64_t{idx} << 8, 2);
   } else {
-    put_word(static_cast<std::uint8_t>(op(Op::LONG_BINGET)) | std::uint64_t{idx} << 8, 5);
+    put_word(static_cast<std::uint8_t>(op(four_bytes)) | std::uint64_t{idx} << 8, 5);
   }
 }
 

@@ -69,10 +69,8 @@ enum class Step : std::uint8_t {
   kSetReduceEnd,    // after the list a set/frozenset is reduced to (protocol < 4)
   kReduceEnd,       // after callable and args of an object
   kItems,           // save node->items[index...] one by one
-  kListExact,       // batch_list_exact over node->items
-  kListEach,        // protocol 0 list: item APPEND, ...
-  kDictExact,       // batch_dict_exact over node->items
-  kDictEach,        // protocol 0 dict: key value SETITEM, ...
+  kListEntries,     // batch_list_exact over node->items; protocol 0: item APPEND, ...
+  kDictEntries,     // batch_dict_exact over node->items; protocol 0: key value SETITEM, ...
   kSetBatch,        // save_set's ADDITEMS batches
   kListItems,       // batch_list over obj->listitems
   kDictItems,       // batch_dict over obj->dictitems
@@ -151,6 +149,7 @@ class Encoder : private PickleWriter {
   [[noreturn, gnu::noinline, gnu::cold]] inline void memo_full();
   [[gnu::always_inline]] inline void memo_get(MemoId idx);
   [[gnu::noinline]] inline void memo_get_long(MemoId idx);
+  [[gnu::always_inline]] inline void memo_op(MemoId idx, Op text, Op one_byte, Op four_bytes);
   inline void memo_fresh();
   inline MemoId& char_memo(int slot);
   inline MemoId& bytes_memo(int slot);
@@ -190,6 +189,8 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline void enter_batches(const Node* node, Step step, View view,
                                                    std::size_t i, char end, bool trailing);
   template <class View>
+  [[gnu::always_inline]] inline void object_items(const Task& t, View view, char single, char end);
+  template <class View>
   void loose_batches(const Node* node, Step step, View view, std::size_t i, char single, char end);
 
   // ---- the atom fast path (encoder_atoms.h) ----
@@ -226,6 +227,11 @@ class Encoder : private PickleWriter {
   void save_int(const Node* n);
   void save_float(double d);
   void save_str_data(std::string_view utf8, bool stable = false);
+  struct CountedOps {  // the forms with a 1-, 4- and 8-byte size
+    Op size1, size4, size8;
+  };
+  void save_counted(std::string_view data, bool stable, bool short_size, const CountedOps& ops,
+                    const char* what);
   inline void save_bytes_data(std::string_view data, bool stable = false);
   inline void save_bytearray_data(std::string_view data, bool stable = false);
   void save_empty_tuple();
@@ -241,7 +247,7 @@ class Encoder : private PickleWriter {
   template <Kind K>
   [[gnu::always_inline]] inline void open_empty();
   template <Kind K>
-  [[gnu::always_inline]] inline void save_entries(const Node* n);
+  [[gnu::always_inline]] inline void save_entries(const Node* n, std::size_t i);
   template <Kind K>
   void save_list_or_dict_as(const Node* n, MemoId* memo);
   void fresh_dict(const Node* n);
@@ -259,6 +265,8 @@ class Encoder : private PickleWriter {
   void emit_global(std::string_view module, std::string_view qualname);
   void global_text(std::string_view module, std::string_view name);
   void save_synthetic_str(std::string_view utf8);
+  using StrMemo = absl::flat_hash_map<std::string_view, MemoId>;
+  void save_str_memoized_in(StrMemo& memo, std::string_view s);
   void save_interned(std::string_view s);
   void save_interned_value(std::string_view s, MemoId* slot);
   void save_module_name_object(std::string_view module);
@@ -282,8 +290,8 @@ class Encoder : private PickleWriter {
   PodStack<Task>& stack_;
   NodeMemo* node_memo_;
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, MemoId> global_memo_;
-  absl::flat_hash_map<std::string_view, MemoId> interned_memo_;
-  absl::flat_hash_map<std::string_view, MemoId> c_module_memo_;
+  StrMemo interned_memo_;
+  StrMemo c_module_memo_;
   std::array<MemoId, 257> char_memo_;   // '' and one latin-1 character strs
   std::array<MemoId, 257> bytes_memo_;  // b'' and one-byte bytes
   std::unique_ptr<types::Lowering> lowering_;

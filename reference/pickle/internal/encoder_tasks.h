@@ -39,6 +39,54 @@ inline bool is_inline(Entry e) {
   return is_inline(e.first) && is_inline(e.second);
 }
 
+// What save_list and save_dict differ in.
+template <Kind K>
+struct ListOrDict;
+template <>
+struct ListOrDict<Kind::List> {
+  using View = SeqView;
+  static constexpr std::size_t kWidth = 1;  // nodes per entry
+  static constexpr Op kEmpty = Op::EMPTY_LIST, kText = Op::LIST;
+  static constexpr Op kSingle = Op::APPEND, kBatch = Op::APPENDS;
+  static constexpr Step kStep = Step::kListEntries;
+  static constexpr bool kTrailing = false;  // batch_list_exact: no empty batch after a full one
+};
+template <>
+struct ListOrDict<Kind::Dict> {
+  using View = InterleavedView;
+  static constexpr std::size_t kWidth = 2;  // key, value
+  static constexpr Op kEmpty = Op::EMPTY_DICT, kText = Op::DICT;
+  static constexpr Op kSingle = Op::SETITEM, kBatch = Op::SETITEMS;
+  static constexpr Step kStep = Step::kDictEntries;
+  static constexpr bool kTrailing = true;  // batch_dict_exact: MARK SETITEMS after a full batch
+};
+
+// The opening of an empty list or dict: EMPTY_LIST, or MARK LIST at
+// protocol 0 (and the same for a dict).
+template <Kind K>
+void Encoder::open_empty() {
+  if (bin_) {
+    put(op(ListOrDict<K>::kEmpty));
+  } else {
+    put(op(Op::MARK));
+    put(op(ListOrDict<K>::kText));
+  }
+}
+
+// The entries of list or dict `n` from entry `i` on, after its opening and
+// memo, the container entered: batch_list_exact or batch_dict_exact, or one
+// entry and APPEND (SETITEM) after another at protocol 0.
+template <Kind K>
+void Encoder::save_entries(const Node* n, std::size_t i) {
+  using Shape = ListOrDict<K>;
+  if (bin_) {
+    exact_batches(n, Shape::kStep, typename Shape::View{n->items}, i, op(Shape::kSingle),
+                  op(Shape::kBatch), true, Shape::kTrailing);
+  } else {
+    each(n, Shape::kStep, typename Shape::View{n->items}, i, op(Shape::kSingle));
+  }
+}
+
 inline void Encoder::enter() {
   if (++depth_ > options_.max_depth) {
     throw PickleError(ErrorKind::LimitExceeded, offset(),
@@ -72,39 +120,17 @@ inline void Encoder::push_save(const Node* n) {
     case Step::kSetReduceEnd: set_reduce_end(t.node); break;
     case Step::kReduceEnd: reduce_end(t.node); break;
     case Step::kItems: items(t.node, SeqView{t.node->items}, t.index); break;
-    case Step::kListExact:
-      exact_batches(t.node, t.step, SeqView{t.node->items}, t.index, op(Op::APPEND),
-                    op(Op::APPENDS), true, false);
-      break;
-    case Step::kListEach:
-      each(t.node, t.step, SeqView{t.node->items}, t.index, op(Op::APPEND));
-      break;
-    case Step::kDictExact:
-      exact_batches(t.node, t.step, InterleavedView{t.node->items}, t.index, op(Op::SETITEM),
-                    op(Op::SETITEMS), true, true);
-      break;
-    case Step::kDictEach:
-      each(t.node, t.step, InterleavedView{t.node->items}, t.index, op(Op::SETITEM));
-      break;
+    case Step::kListEntries: save_entries<Kind::List>(t.node, t.index); break;
+    case Step::kDictEntries: save_entries<Kind::Dict>(t.node, t.index); break;
     case Step::kSetBatch:
       exact_batches(t.node, t.step, SeqView{t.node->items}, t.index, 0, op(Op::ADDITEMS), false,
                     true);
       break;
     case Step::kListItems:
-      if (proto_ == 0) {
-        each(t.node, t.step, SeqView{t.node->obj->listitems}, t.index, op(Op::APPEND));
-      } else {
-        loose_batches(t.node, t.step, SeqView{t.node->obj->listitems}, t.index, op(Op::APPEND),
-                      op(Op::APPENDS));
-      }
+      object_items(t, SeqView{t.node->obj->listitems}, op(Op::APPEND), op(Op::APPENDS));
       break;
     case Step::kDictItems:
-      if (proto_ == 0) {
-        each(t.node, t.step, PairView{t.node->obj->dictitems}, t.index, op(Op::SETITEM));
-      } else {
-        loose_batches(t.node, t.step, PairView{t.node->obj->dictitems}, t.index, op(Op::SETITEM),
-                      op(Op::SETITEMS));
-      }
+      object_items(t, PairView{t.node->obj->dictitems}, op(Op::SETITEM), op(Op::SETITEMS));
       break;
     case Step::kSaveEmptyTuple:
       boundary();
@@ -282,6 +308,18 @@ void Encoder::enter_batches(const Node* node, Step step, View view, std::size_t 
     return;
   }
   stack_.insert_at(mark, Task{nullptr, 0, Step::kLeave, 0});
+}
+
+// An object's list or dict items (save_reduce's listitems and dictitems):
+// each entry followed by APPEND or SETITEM at protocol 0, else batch_list
+// or batch_dict.
+template <class View>
+void Encoder::object_items(const Task& t, View view, char single, char end) {
+  if (proto_ == 0) {
+    each(t.node, t.step, view, t.index, single);
+  } else {
+    loose_batches(t.node, t.step, view, t.index, single, end);
+  }
 }
 
 // batch_list / batch_dict (reduce list and dict items, protocol >= 1): a
