@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "reference/frames/errors.h"
 #include "reference/pickle/errors.h"
 #include "suite/tests/support/bytes.h"
 #include "suite/tests/support/codec.h"
+#include "suite/tests/support/decode_outcome.h"
 #include "suite/tests/support/errors.h"
 #include "suite/tests/support/files.h"
 #include "suite/tests/support/values.h"
@@ -91,6 +93,19 @@ TEST(SupportValues, ObjectsAreTheReduceFormsTheEncoderWrites) {
   EXPECT_EQ(v.make(v.T())->obj->callable->name, "make");
 }
 
+TEST(SupportValues, WithLayoutFillsAnArrayOrTensorNode) {
+  Graph g;
+  Node* n = with_layout(g.ndarray(), "<f8", {2, 3}, {24, 8}, 8, std::string(56, '\0'));
+  EXPECT_EQ(n->kind, Kind::NDArray);
+  EXPECT_EQ(n->array->dtype, "<f8");
+  EXPECT_EQ(n->array->shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(n->array->strides, (std::vector<std::int64_t>{24, 8}));
+  EXPECT_EQ(n->array->offset, 8);
+  EXPECT_EQ(n->payload().size(), 56u);
+  EXPECT_FALSE(n->borrowed());
+  EXPECT_EQ(with_layout(g.tensor(), "float32", {1}, {1}, 0, "abcd")->kind, Kind::Tensor);
+}
+
 TEST(SupportCodec, EncodesDecodesAndCompares) {
   Graph g;
   Values v{g};
@@ -137,6 +152,16 @@ TEST(SupportErrors, PickleErrorMatchersReportTheWrongKindOffsetOrNoError) {
                           "expected bad-value");
   EXPECT_NONFATAL_FAILURE(EXPECT_THAT(call, ThrowsPickleError(ErrorKind::MissingMark, 7u)),
                           "expected missing-mark at byte 7");
+}
+
+TEST(SupportErrors, ARefusalReadsAsThePickleErrorItWas) {
+  const pickle::Allowlist none;
+  Graph g;
+  const DecodeOutcome refused = decode_under("cos\nsystem\n.", &none, g);
+  EXPECT_TRUE(is_pickle_error(refused.error(), ErrorKind::ForbiddenGlobal, 0));
+  EXPECT_FALSE(is_pickle_error(refused.error(), ErrorKind::ForbiddenGlobal, 1));  // control
+  Graph g2;
+  EXPECT_FALSE(decode_under("N.", &none, g2).error().has_value());
 }
 
 TEST(SupportErrors, FrameErrorMatchesKindOffsetAndFrame) {
