@@ -284,12 +284,21 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
 }  // namespace
 
 void add_cross_properties(Registry& out) {
-  add(out, 30, {"bytes.match-cpython",
-                 "frame 0 is byte-identical to the cpython subject's pickle of the same value",
-                 bytes_applies, bytes_match});
-  add(out, 40, {"cross.load",
-                 "pickles travel both ways between the subject, the reference and cpython",
-                 cross_applies, cross_load, /*needs_dumps=*/false, /*needs_loads=*/false});
+  add(out, 30,
+      {"bytes.match-cpython",
+       "frame 0 is byte-identical to the cpython subject's pickle of the same value", bytes_applies,
+       bytes_match},
+      {{.mutant = "drops-frame",
+        .bug = "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)",
+        .fingerprint_prefix = "bytes:"}});
+  add(out, 40,
+      {"cross.load", "pickles travel both ways between the subject, the reference and cpython",
+       cross_applies, cross_load, /*needs_dumps=*/false, /*needs_loads=*/false},
+      {{.mutant = "negates-ints",
+        .bug =
+            "writes every int negated and negates every int it reads: its own pickles round-trip, "
+            "nobody else's do",
+        .fingerprint_prefix = "mismatch:"}});
 }
 
 GateProperty matrix_property(const std::string& producer) {
@@ -301,6 +310,9 @@ GateProperty matrix_property(const std::string& producer) {
     return matrix_check(s, c, env, producer);
   };
   p.needs_dumps = false;
+  p.controls = {{.mutant = "negates-ints",
+                 .bug = "as for cross.load: reads every int of another producer's pickle negated",
+                 .fingerprint_prefix = "mismatch:"}};
   return p;
 }
 

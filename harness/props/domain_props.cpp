@@ -693,40 +693,79 @@ Applicability everyone(Subject& subject, CaseDomain domain) {
 }  // namespace
 
 void add_domain_properties(Registry& out) {
-  add(out, 80, {"tensor.grad",
-                 "a tensor's values, dtype, shape, strides, requires_grad and grad survive",
-                 [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Tensor); },
-                 tensor_grad});
-  add(out, 90, {"module.by-reference",
-                 "modules, ModuleType subclasses included, load as the very module registered "
-                 "under their name",
-                 [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Module); },
-                 module_by_reference});
-  add(out, 100, {"zerocopy.oob",
-                 "an array above the threshold becomes a frame of its own (on the reference: "
-                 "aliasing the array, and the loaded array aliases the frame)",
-                 [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::BigArray); },
-                 zero_copy});
-  add(out, 110, {"zerocopy.nested",
-                 "the same for arrays at any depth and position in lists, tuples and dicts",
-                 [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::NestedArrays); },
-                 zero_copy});
-  add(out, 120, {"zerocopy.device",
-                 "device buffers travel with no device-to-host or host-to-device copy",
-                 [](Subject& s, PropertyEnv&) { return device_applies(s); }, zero_copy_device});
-  add(out, 130, {"header.sub-header-intact",
-                 "a wrapping family nests the inner header under sub-header, unchanged",
-                 [](Subject& s, PropertyEnv&) { return subheader_applies(s); },
-                 subheader_intact});
-  add(out, 140, {"protocol.negotiated",
-                 "a peer's highest protocol makes the pickle family write at most that protocol, "
-                 "buffers in band, and record it",
-                 [](Subject& s, PropertyEnv&) { return negotiated_applies(s); }, negotiated});
-  add(out, 150, {"wire.distributed",
-                 "the subject's family messages load in distributed, and distributed's in the "
-                 "subject's families, to equal values; the header decides which buffers are "
-                 "writable",
-                 wire_applies, wire_distributed});
+  add(out, 80,
+      {"tensor.grad", "a tensor's values, dtype, shape, strides, requires_grad and grad survive",
+       [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Tensor); }, tensor_grad},
+      {{.mutant = "drops-grad",
+        .bug = "loads tensors without their grad",
+        .fingerprint_prefix = "tensor:grad-was-lost"}});
+  add(out, 90,
+      {"module.by-reference",
+       "modules, ModuleType subclasses included, load as the very module registered "
+       "under their name",
+       [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Module); },
+       module_by_reference},
+      {{.mutant = "copies-modules",
+        .bug = "loads a module as a new module object instead of the one registered under its name",
+        .fingerprint_prefix = "module:copy"}});
+  add(out, 100,
+      {"zerocopy.oob",
+       "an array above the threshold becomes a frame of its own (on the reference: "
+       "aliasing the array, and the loaded array aliases the frame)",
+       [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::BigArray); }, zero_copy},
+      {{.mutant = "copies-buffers",
+        .bug = "copies every out-of-band buffer into a frame of its own memory",
+        .fingerprint_prefix = "zerocopy:copied@dumps"}});
+  add(out, 110,
+      {"zerocopy.nested",
+       "the same for arrays at any depth and position in lists, tuples and dicts",
+       [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::NestedArrays); },
+       zero_copy},
+      {{.mutant = "first-item-only",
+        .bug = "sends buffers out of band only when the value, or a collection's first item, is an "
+               "array "
+               "(dask's old walk)",
+        .fingerprint_prefix = "zerocopy:no-frame@dumps"}});
+  add(out, 120,
+      {"zerocopy.device", "device buffers travel with no device-to-host or host-to-device copy",
+       [](Subject& s, PropertyEnv&) { return device_applies(s); }, zero_copy_device},
+      {{.mutant = "cuda-through-host",
+        .bug = "its cuda family stages every device buffer through host memory (one device-to-host "
+               "and "
+               "one host-to-device copy)",
+        .fingerprint_prefix = "zerocopy:device-copy"}});
+  add(out, 130,
+      {"header.sub-header-intact",
+       "a wrapping family nests the inner header under sub-header, unchanged",
+       [](Subject& s, PropertyEnv&) { return subheader_applies(s); }, subheader_intact},
+      {{.mutant = "clobbers-sub-header",
+        .bug = "the tensor serializer writes its own \"type\" into the array's header it nests",
+        .fingerprint_prefix = "header:sub-header-changed"}});
+  add(out, 140,
+      {"protocol.negotiated",
+       "a peer's highest protocol makes the pickle family write at most that protocol, "
+       "buffers in band, and record it",
+       [](Subject& s, PropertyEnv&) { return negotiated_applies(s); }, negotiated},
+      {{.mutant = "ignores-peer-protocol",
+        .bug = "its pickle family records the negotiated protocol but writes the pickle at its own "
+               "(protocol 5 to a peer that reads up to 4)",
+        .fingerprint_prefix = "negotiate:protocol"}});
+  add(out, 150,
+      {"wire.distributed",
+       "the subject's family messages load in distributed, and distributed's in the "
+       "subject's families, to equal values; the header decides which buffers are "
+       "writable",
+       wire_applies, wire_distributed},
+      {{.mutant = "distributed-drops-grad",
+        .role = NegativeControl::Role::Peer,
+        .peer = "distributed",
+        .bug = "a distributed stand-in that loads tensors without their grad",
+        .fingerprint_prefix = "mismatch:"},
+       {.mutant = "drops-writeable",
+        .bug = "its pickle family leaves \"writeable\" out of the header, so a loader takes the "
+               "buffers' "
+               "writability from however the frames arrive",
+        .fingerprint_prefix = "wire:writeable@distributed-loads"}});
 }
 
 }  // namespace serialcheck::props

@@ -1,6 +1,6 @@
-// The properties the gate checks across subjects (docs/conformance.md,
-// "Properties across subjects"): roundtrip.equal, roundtrip.identity,
-// bytes.match-cpython, cross.load, protocol.mismatch, loads.pure.
+// The properties the gate checks across subjects, each defined and
+// registered with its negative controls in one of harness/props/*_props.cpp
+// (prop_registry.h) and documented under its id in docs/conformance.md.
 //
 // A property says, for a subject, either how to generate its cases (a
 // CasePlan) or why it cannot run (a skip reason naming the missing
@@ -66,6 +66,25 @@ struct Applicability {
   CasePlan plan;
 };
 
+// A negative control: a deliberately broken subject (one of
+// harness/subjects/mutant_subjects.h) the property must fail on. It either
+// is the subject under test (role Subject) or stands in for one of the
+// helper subjects the property consults (role Peer: the property runs on the
+// honest reference and finds the broken peer through PropertyEnv under
+// `peer`).
+struct NegativeControl {
+  enum class Role { Subject, Peer };
+  // The property's id ("cross.matrix/*" stands for every producer); the
+  // registry fills it in (negative_controls()).
+  std::string_view property;
+  std::string_view mutant;  // make_mutant_subject(mutant)
+  Role role = Role::Subject;
+  std::string_view peer;  // Role::Peer: the helper subject's name the mutant stands in for
+  std::string_view bug;   // one line: what the mutant gets wrong
+  // What the property's failure on the control starts with.
+  std::string_view fingerprint_prefix;
+};
+
 struct GateProperty {
   std::string id;
   std::string summary;
@@ -76,6 +95,8 @@ struct GateProperty {
   bool needs_dumps = true;
   bool needs_loads = true;
   bool needs_sharing = false;  // its cases are about shared references and cycles
+  // Registered beside the property (prop_registry.h's add()).
+  std::vector<NegativeControl> controls;
 };
 
 // Whether `property` applies to `subject`, and its plan: first the

@@ -148,7 +148,10 @@ void add_malformed_properties(Registry& out) {
                  "streams CPython's loader rejects, the subject rejects with an error",
                  malformed_applies, rejects_malformed};
   p.needs_dumps = false;
-  add(out, 70, std::move(p));
+  add(out, 70, std::move(p),
+      {{.mutant = "accepts-anything",
+        .bug = "returns None for a stream it cannot decode instead of raising",
+        .fingerprint_prefix = "malformed:accepted@"}});
 }
 
 }  // namespace serialcheck::props

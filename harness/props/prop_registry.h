@@ -1,5 +1,6 @@
 // Internal to harness/props: each property file adds its properties, each
-// with its place in the matrix, to the registry gate_properties() builds.
+// with its place in the matrix and its negative controls, to the registry
+// gate_properties() builds.
 #pragma once
 
 #include <string>
@@ -20,7 +21,11 @@ struct Registered {
 };
 using Registry = std::vector<Registered>;
 
-inline void add(Registry& out, int order, GateProperty property) {
+// A property with its negative controls (at least one: a property that
+// passes its control could pass anything).
+inline void add(Registry& out, int order, GateProperty property,
+                std::vector<NegativeControl> controls) {
+  property.controls = std::move(controls);
   out.push_back({order, std::move(property)});
 }
 

@@ -16,67 +16,6 @@ namespace {
 
 using Role = NegativeControl::Role;
 
-const std::vector<NegativeControl> kControls = {
-    {"roundtrip.equal", "tuples-as-lists", Role::Subject, "", "loads every tuple as a list",
-     "mismatch:"},
-    {"roundtrip.identity", "loses-sharing", Role::Subject, "",
-     "loads a container or string reached twice as two objects (a memo that copies)", "mismatch:"},
-    {"bytes.match-cpython", "drops-frame", Role::Subject, "",
-     "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)", "bytes:"},
-    {"bytes.reencode", "loses-sharing", Role::Peer, "reference",
-     "a reference stand-in that reads a container or string reached twice as two objects, so "
-     "it writes the second as a copy where the stream had a memo reference",
-     "reencode:"},
-    {"cross.load", "negates-ints", Role::Subject, "",
-     "writes every int negated and negates every int it reads: its own pickles round-trip, "
-     "nobody else's do",
-     "mismatch:"},
-    {"protocol.mismatch", "ignores-protocol-limit", Role::Subject, "",
-     "loads streams above the loader's max_protocol instead of failing", "protocol:accepted"},
-    {"loads.pure", "unstable-second-load", Role::Subject, "",
-     "keeps state between loads: loading the same message again wraps the value in a tuple",
-     "impure:unstable"},
-    {"loads.rejects-malformed", "accepts-anything", Role::Subject, "",
-     "returns None for a stream it cannot decode instead of raising", "malformed:accepted@"},
-    {"tensor.grad", "drops-grad", Role::Subject, "", "loads tensors without their grad",
-     "tensor:grad-was-lost"},
-    {"module.by-reference", "copies-modules", Role::Subject, "",
-     "loads a module as a new module object instead of the one registered under its name",
-     "module:copy"},
-    {"callable.by-value", "pickles-by-reference", Role::Subject, "",
-     "pickles a function or class by reference to its module, as plain pickle does, so a "
-     "process without that module cannot load it",
-     "byvalue:load:"},
-    {"callable.by-value", "drops-defaults", Role::Subject, "",
-     "pickles a function by value without its defaults and keyword-only defaults",
-     "byvalue:result"},
-    {"zerocopy.oob", "copies-buffers", Role::Subject, "",
-     "copies every out-of-band buffer into a frame of its own memory", "zerocopy:copied@dumps"},
-    {"zerocopy.nested", "first-item-only", Role::Subject, "",
-     "sends buffers out of band only when the value, or a collection's first item, is an array "
-     "(dask's old walk)",
-     "zerocopy:no-frame@dumps"},
-    {"zerocopy.device", "cuda-through-host", Role::Subject, "",
-     "its cuda family stages every device buffer through host memory (one device-to-host and "
-     "one host-to-device copy)",
-     "zerocopy:device-copy"},
-    {"header.sub-header-intact", "clobbers-sub-header", Role::Subject, "",
-     "the tensor serializer writes its own \"type\" into the array's header it nests",
-     "header:sub-header-changed"},
-    {"protocol.negotiated", "ignores-peer-protocol", Role::Subject, "",
-     "its pickle family records the negotiated protocol but writes the pickle at its own "
-     "(protocol 5 to a peer that reads up to 4)",
-     "negotiate:protocol"},
-    {"wire.distributed", "distributed-drops-grad", Role::Peer, "distributed",
-     "a distributed stand-in that loads tensors without their grad", "mismatch:"},
-    {"wire.distributed", "drops-writeable", Role::Subject, "",
-     "its pickle family leaves \"writeable\" out of the header, so a loader takes the buffers' "
-     "writability from however the frames arrive",
-     "wire:writeable@distributed-loads"},
-    {"cross.matrix/*", "negates-ints", Role::Subject, "",
-     "as for cross.load: reads every int of another producer's pickle negated", "mismatch:"},
-};
-
 // ---- graph surgery on values the mutant owns -------------------------------------
 
 std::vector<Node*> nodes_of(const Node* root) {
@@ -342,13 +281,26 @@ class Mutant : public ReferenceSubject {
 }  // namespace
 
 const std::vector<NegativeControl>& negative_controls() {
-  return kControls;
+  static const std::vector<NegativeControl> all = [] {
+    std::vector<const GateProperty*> properties;
+    for (const GateProperty& p : gate_properties()) properties.push_back(&p);
+    properties.push_back(find_property(std::string(kMatrixProperty) + "/*"));
+    std::vector<NegativeControl> out;
+    for (const GateProperty* p : properties) {
+      for (NegativeControl c : p->controls) {
+        c.property = p->id;  // the registry's properties live as long as the process
+        out.push_back(c);
+      }
+    }
+    return out;
+  }();
+  return all;
 }
 
 const NegativeControl* find_negative_control(std::string_view property_id) {
   constexpr std::string_view kMatrix = "cross.matrix/";
   if (property_id.substr(0, kMatrix.size()) == kMatrix) property_id = "cross.matrix/*";
-  for (const NegativeControl& c : kControls) {
+  for (const NegativeControl& c : negative_controls()) {
     if (c.property == property_id) return &c;
   }
   return nullptr;
@@ -358,7 +310,7 @@ std::string negative_control_for(std::string_view property_id) {
   const NegativeControl* first = find_negative_control(property_id);
   if (first == nullptr) return {};
   std::string out;
-  for (const NegativeControl& c : kControls) {
+  for (const NegativeControl& c : negative_controls()) {
     if (c.property != first->property) continue;
     if (!out.empty()) out += "; ";
     out += c.mutant;
@@ -369,7 +321,7 @@ std::string negative_control_for(std::string_view property_id) {
 }
 
 std::unique_ptr<Subject> make_mutant_subject(std::string_view mutant, std::string name) {
-  for (const NegativeControl& c : kControls) {
+  for (const NegativeControl& c : negative_controls()) {
     if (c.mutant != mutant) continue;
     if (name.empty()) name = c.role == Role::Peer ? std::string(c.peer) : std::string(c.mutant);
     return std::make_unique<Mutant>(std::move(name), c.mutant);

@@ -6,12 +6,11 @@
 // report names the control each property was proven against
 // (negative_control_for, docs/conformance.md).
 //
-// A control either is the subject under test (role Subject) or stands in
-// for one of the helper subjects the property consults (role Peer: the
-// property runs on the honest reference and finds the broken peer through
-// PropertyEnv under `peer`). A mutant whose bug lives in one of the
-// serialization families supplies its own family registry
-// (Subject::family_registry), which the family properties use.
+// A control (NegativeControl, gate_props.h) either is the subject under test
+// or stands in for one of the helper subjects the property consults. A
+// mutant whose bug lives in one of the serialization families supplies its
+// own family registry (Subject::family_registry), which the family
+// properties use.
 #pragma once
 
 #include <memory>
@@ -19,23 +18,14 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/props/gate_props.h"
 #include "harness/subjects/subject.h"
 
 namespace serialcheck {
 
-struct NegativeControl {
-  enum class Role { Subject, Peer };
-  std::string_view property;  // a gate property id; "cross.matrix/*" stands for every producer
-  std::string_view mutant;    // make_mutant_subject(mutant)
-  Role role = Role::Subject;
-  std::string_view peer;  // Role::Peer: the helper subject's name the mutant stands in for
-  std::string_view bug;   // one line: what the mutant gets wrong
-  // What the property's failure on the control starts with.
-  std::string_view fingerprint_prefix;
-};
-
-// At least one row for every gate property (a property with several bugs to
-// catch has a row for each), in the order of the matrix.
+// Every gate property's controls (registered beside the property, see
+// harness/props/prop_registry.h), then the matrix's, in the order of the
+// matrix: at least one for every property, one for each bug it must catch.
 const std::vector<NegativeControl>& negative_controls();
 
 // The first control row of a property id ("cross.matrix/<producer>" finds
