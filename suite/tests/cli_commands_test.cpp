@@ -15,6 +15,8 @@
 #include <string>
 
 #include "reference/pickle/disasm.h"
+#include "suite/tests/support/cli.h"
+#include "suite/tests/support/scratch.h"
 
 namespace serialcheck {
 namespace {
@@ -22,36 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs a shell command line; stdout and stderr apart.
-CliRun run_shell(const std::string& line) {
-  const fs::path err_file =
-      fs::temp_directory_path() / ("serialcheck-cli-test-" + std::to_string(::getpid()) + ".err");
-  const std::string cmd = line + " 2>'" + err_file.string() + "'";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::ostringstream e;
-  e << in.rdbuf();
-  r.err = e.str();
-  fs::remove(err_file);
-  return r;
-}
-
-CliRun run_cli(const std::string& args) {
-  return run_shell(std::string("'") + SERIALCHECK_CLI + "' " + args);
-}
+using test_support::CliRun;
+using test_support::run_cli;
+using test_support::run_shell;
 
 // The promise of docs/cli.md: one line, prefixed.
 void expect_one_error_line(const CliRun& r) {
@@ -59,23 +34,7 @@ void expect_one_error_line(const CliRun& r) {
   EXPECT_EQ(r.err.rfind("serialcheck: ", 0), 0u) << r.err;
 }
 
-class CliCommands : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("serialcheck-cli-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, std::string_view bytes) {
-    std::ofstream out(dir_ / name, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return "'" + (dir_ / name).string() + "'";
-  }
-  std::string path(const std::string& name) const { return "'" + (dir_ / name).string() + "'"; }
-
-  fs::path dir_;
-};
+using CliCommands = test_support::FilesTest;
 
 // ---- dis ------------------------------------------------------------------------
 

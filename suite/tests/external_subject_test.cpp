@@ -2,6 +2,8 @@
 // behaves, or misbehaves in one way per option: every failure's kind and
 // message, restarts, timeouts, the stderr tail and its bound, processes
 // reaped, and `serialcheck testee-check` on good and bad testees.
+#include "harness/subjects/external_subject.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,11 +18,11 @@
 #include <string>
 #include <thread>
 
-#include "harness/subjects/external_subject.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
+#include "suite/tests/support/cli.h"
 
 namespace serialcheck {
 namespace {
@@ -606,22 +608,11 @@ TEST(ExternalSubject, ForkedChildStartsItsOwnTesteeAndLeavesTheParentsAlone) {
 
 // ---- serialcheck testee-check ----------------------------------------------------------
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using test_support::CliRun;
 
+// `serialcheck testee-check ARGS`, stderr into stdout.
 CliRun testee_check(const std::string& args) {
-  const std::string cmd = std::string("'") + SERIALCHECK_CLI + "' testee-check " + args + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return test_support::run_cli("testee-check " + args, test_support::Stderr::ToOut);
 }
 
 // The fake's command as one shell word (single-quoted).

@@ -24,6 +24,8 @@
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/policy.h"
+#include "suite/tests/support/cli.h"
+#include "suite/tests/support/scratch.h"
 
 namespace serialcheck::pickle {
 namespace {
@@ -247,53 +249,19 @@ TEST(ScanComplete, FailsWhenANameIsMissing) {
 
 // ---- the command -------------------------------------------------------------------
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using test_support::CliRun;
+using test_support::run_cli;
 
-CliRun run_cli(const std::string& args) {
-  const fs::path err_file =
-      fs::temp_directory_path() / ("serialcheck-scan-test-" + std::to_string(::getpid()) + ".err");
-  const std::string cmd =
-      std::string("'") + SERIALCHECK_CLI + "' " + args + " 2>'" + err_file.string() + "'";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  std::ostringstream e;
-  e << in.rdbuf();
-  r.err = e.str();
-  fs::remove(err_file);
-  return r;
-}
-
-class ScanCommand : public ::testing::Test {
+class ScanCommand : public test_support::FilesTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("serialcheck-scan-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    FilesTest::SetUp();
     write("safe.pickle", "\x80\x02\x63__builtin__\nset\n]K\x01\x61\x85R."s);
     write("evil.pickle", "\x80\x02\x63posix\nsystem\nX\x04\x00\x00\x00true\x85R."s);
     write("broken.pickle", "\x80\x02\x63m\nA\n\xff"s);
     write("list.txt", "# mine\nposix.system\n");
     write("bad-list.txt", "not-an-entry\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  void write(const std::string& name, std::string_view bytes) {
-    std::ofstream out(dir_ / name, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
-  std::string path(const std::string& name) const { return "'" + (dir_ / name).string() + "'"; }
-
-  fs::path dir_;
 };
 
 TEST_F(ScanCommand, AllowedFileExitsZeroWithATable) {

@@ -1,15 +1,12 @@
 // Test support for the gate's machinery (the runner, the reports, known
 // failures, case files, replay, the properties): a test case from its JSON
-// form, a report cell, a fresh scratch directory, and a subject that
-// crashes or hangs on purpose. make_case throws what from_json throws on
-// JSON that is not a value; scratch_dir throws std::filesystem's errors.
+// form, a report cell, and a subject that crashes or hangs on purpose (and
+// scratch directories, support/scratch.h). make_case throws what from_json
+// throws on JSON that is not a value.
 #pragma once
-
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +20,7 @@
 #include "harness/report/results.h"
 #include "harness/subjects/reference_subject.h"
 #include "reference/value/json.h"
+#include "suite/tests/support/scratch.h"
 
 namespace serialcheck::test_support {
 
@@ -48,16 +46,6 @@ inline CellResult cell(std::string subject, std::string property, Verdict v,
   if (v == Verdict::Fail) c.message = "it broke";
   if (v == Verdict::Skip) c.skip_reason = "no capability";
   return c;
-}
-
-// An empty directory serialcheck-<name>-<pid> under the system's temporary
-// directory (emptied first if it is there); the test removes it.
-inline std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("serialcheck-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 // A subject that misbehaves on purpose, otherwise the reference: in Abort
