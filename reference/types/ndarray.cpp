@@ -32,8 +32,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "reference/pickle/errors.h"
 #include "reference/types/domain.h"
+#include "reference/types/internal/forms.h"
+#include "reference/types/pickle_codec.h"
 #include "reference/types/value_kinds.h"
 #include "reference/value/children.h"
 #include "reference/value/numeric.h"
@@ -320,11 +321,11 @@ Node* borrowed_bytes(Graph& g, const char* data, std::size_t size) {
 
 Node* lower_ndarray(Lowering& lowering, const Node& n) {
   if (!n.array) {
-    throw pickle::PickleError(pickle::ErrorKind::Unpicklable, 0, "an ndarray node without parts");
+    refuse_pickling("an ndarray node without parts");
   }
   const ArrayParts& a = *n.array;
   if (std::string problem = ndarray_problem(a, n.payload().size()); !problem.empty()) {
-    throw pickle::PickleError(pickle::ErrorKind::Unpicklable, 0, "ndarray: " + problem);
+    refuse_pickling("ndarray: " + problem);
   }
   const NumericDtype dt = *parse_numeric_dtype(a.dtype);
   Graph& g = lowering.scratch();
@@ -363,21 +364,14 @@ Node* lower_ndarray(Lowering& lowering, const Node& n) {
 
 namespace {
 
-bool is_global(const Node* n, std::string_view module, std::string_view qualname) {
-  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == qualname;
-}
+using internal::is_global;
+using internal::small_int;
 
 bool is_int(const Node* n, std::int64_t v) {
   if (n == nullptr || n->kind != Kind::Int) return false;
   std::int64_t x = n->small;
   if (n->big && !twos_le_to_int64(n->payload(), x)) return false;
   return x == v;
-}
-
-bool small_int(const Node* n, std::int64_t& out) {
-  if (n == nullptr || n->kind != Kind::Int) return false;
-  out = n->small;
-  return !n->big || twos_le_to_int64(n->payload(), out);
 }
 
 bool is_bool(const Node* n, bool v) {
@@ -443,14 +437,7 @@ bool match_dtype(const Node* d, NumericDtype& out, std::vector<const Node*>& fre
 }
 
 bool match_shape(const Node* t, std::vector<std::int64_t>& shape) {
-  if (t == nullptr || t->kind != Kind::Tuple || t->items.size() > kMaxArrayDims) return false;
-  shape.clear();
-  for (const Node* d : t->items) {
-    std::int64_t v = 0;
-    if (!small_int(d, v) || v < 0) return false;
-    shape.push_back(v);
-  }
-  return true;
+  return internal::nonnegative_dims(t, shape, kMaxArrayDims);
 }
 
 // One array in numpy's pickled form, as found in the graph.
