@@ -193,6 +193,13 @@ TEST(SupportErrors, FrameErrorMatchersReportTheWrongKindOffsetFrameOrNoError) {
       "expected frame-out-of-range at byte 16 in frame 0");
 }
 
+TEST(SupportErrors, JsonRefusalMatchesTheElement) {
+  EXPECT_TRUE(json_refused_at(R"({"list":[{"tuple":7}]})", "/list/0/tuple"));
+  EXPECT_NONFATAL_FAILURE(EXPECT_TRUE(json_refused_at(R"({"list":[{"tuple":7}]})", "/list")),
+                          "expected at '/list'");
+  EXPECT_NONFATAL_FAILURE(EXPECT_TRUE(json_refused_at(R"({"list":[]})", "/list")), "accepted");
+}
+
 TEST(SupportErrors, ErrorOfReturnsTheErrorOrFailsTheTest) {
   FrameError none(FrameErrorKind::CompressionFailed, "none thrown");
   FrameError e =

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "reference/value/json.h"
+
 namespace serialcheck::test_support {
 
 namespace {
@@ -32,6 +34,19 @@ std::optional<pickle::PickleError> decode_error(std::string_view data,
            << error->offset() << " (" << error->what() << "); expected " << want;
   }
   return ::testing::AssertionSuccess() << error->what();
+}
+
+::testing::AssertionResult json_refused_at(std::string_view text, std::string_view where) {
+  Graph g;
+  try {
+    from_json(text, g);
+  } catch (const JsonFormError& e) {
+    if (e.where() == where) return ::testing::AssertionSuccess() << e.what();
+    return ::testing::AssertionFailure() << text << ": refused at '" << e.where() << "' ("
+                                         << e.what() << "); expected at '" << where << "'";
+  }
+  return ::testing::AssertionFailure()
+         << text << ": accepted; expected a refusal at '" << where << "'";
 }
 
 ::testing::AssertionResult is_frame_error(const std::optional<FrameError>& error,

@@ -1,5 +1,6 @@
 // Test support: "fails with this kind at this offset", in the style of
-// abseil's status_matchers.h. The engine is a function that says, as a
+// abseil's status_matchers.h (and, for canonical JSON, "refused at this
+// element"). The engine is a function that says, as a
 // ::testing::AssertionResult, whether an error (or a call) is the expected
 // one: for a pickle error its kind and byte offset, for a frame or header
 // error its kind, byte offset and frame. On top of it, gMock matchers for a
@@ -53,6 +54,10 @@ std::optional<pickle::PickleError> decode_error(std::string_view data,
 ::testing::AssertionResult is_pickle_error(const std::optional<pickle::PickleError>& error,
                                            pickle::ErrorKind kind,
                                            std::optional<std::size_t> offset = std::nullopt);
+
+// Reading `text` as canonical JSON (from_json) fails with a JsonFormError
+// whose JSON pointer is `where`.
+::testing::AssertionResult json_refused_at(std::string_view text, std::string_view where);
 
 // `error` is a FrameError of `kind`, at byte `offset` and in frame `frame`
 // when they are given (FrameError::kNone: the error has none).
