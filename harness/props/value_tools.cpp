@@ -176,18 +176,8 @@ Node* copy_value(const Node* root, Graph& out, std::unordered_map<const Node*, N
 }
 
 bool immutable_kind(Kind kind) {
-  switch (kind) {
-    case Kind::None:
-    case Kind::Bool:
-    case Kind::Int:
-    case Kind::Float:
-    case Kind::Str:
-    case Kind::Bytes:
-    case Kind::Tuple:
-    case Kind::FrozenSet:
-    case Kind::Global: return true;
-    default: return false;
-  }
+  return is_atom(kind) || kind == Kind::Str || kind == Kind::Bytes || kind == Kind::Tuple ||
+         kind == Kind::FrozenSet || kind == Kind::Global;
 }
 
 const Node* buffers_as_bytes(const Node* value, Graph& scratch) {
