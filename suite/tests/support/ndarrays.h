@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "harness/props/value_tools.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
 #include "reference/types/ndarray.h"
@@ -29,21 +29,11 @@ inline Node* array(Graph& g, std::string dtype, std::vector<std::int64_t> shape,
   return n;
 }
 
-// The arrays reachable from `root`, each once, depth first.
+// The arrays reachable from `root`, each once, in reachable()'s order.
 inline std::vector<const Node*> arrays_of(const Node* root) {
-  std::vector<const Node*> out, todo{root};
-  std::unordered_set<const Node*> seen;
-  while (!todo.empty()) {
-    const Node* n = todo.back();
-    todo.pop_back();
-    if (n == nullptr || !seen.insert(n).second) continue;
+  std::vector<const Node*> out;
+  for (const Node* n : reachable(root)) {
     if (n->kind == Kind::NDArray) out.push_back(n);
-    std::vector<const Node*> kids(n->items.begin(), n->items.end());
-    if (n->obj) {
-      kids.insert(kids.end(), {n->obj->callable, n->obj->args, n->obj->state});
-      kids.insert(kids.end(), n->obj->listitems.begin(), n->obj->listitems.end());
-    }
-    todo.insert(todo.end(), kids.rbegin(), kids.rend());
   }
   return out;
 }
