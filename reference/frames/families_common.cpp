@@ -191,26 +191,17 @@ std::pair<std::string, std::string> load_pickled_class(const LoadContext& ctx, c
 
 std::string python_type_name(const Node& value) {
   switch (value.kind) {
+    // The kinds whose model name (kind_name) is not their Python type's name.
     case Kind::None: return "NoneType";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::Str: return "str";
-    case Kind::Bytes: return "bytes";
-    case Kind::ByteArray: return "bytearray";
-    case Kind::List: return "list";
-    case Kind::Tuple: return "tuple";
-    case Kind::Dict: return "dict";
-    case Kind::Set: return "set";
-    case Kind::FrozenSet: return "frozenset";
     case Kind::Global: return "type";
     case Kind::PersId: return "persistent id";
     case Kind::PickleBuffer: return "PickleBuffer";
-    case Kind::NDArray: return "ndarray";
     case Kind::Tensor: return "Tensor";
-    case Kind::Module: return "module";
     case Kind::DeviceBuffer: return "DeviceBuffer";
     case Kind::Object: break;
+    // bool, int, float, str, bytes, bytearray, list, tuple, dict, set,
+    // frozenset, ndarray, module.
+    default: return std::string(kind_name(value.kind));
   }
   const Node* cls = value.obj ? value.obj->callable : nullptr;
   // copyreg.__newobj__(cls, ...) and __newobj_ex__(cls, ...) make a `cls`.
