@@ -127,13 +127,13 @@ void add_byvalue_properties(Registry& out) {
   p.applies = by_value_applies;
   p.check = callable_by_value;
   add(out, 95, std::move(p),
-      {{.mutant = "pickles-by-reference",
-        .bug = "pickles a function or class by reference to its module, as plain pickle does, so a "
+      {control("pickles-by-reference",
+               "pickles a function or class by reference to its module, as plain pickle does, so a "
                "process without that module cannot load it",
-        .fingerprint_prefix = "byvalue:load:"},
-       {.mutant = "drops-defaults",
-        .bug = "pickles a function by value without its defaults and keyword-only defaults",
-        .fingerprint_prefix = "byvalue:result"}});  // beside module.by-reference
+               "byvalue:load:"),
+       control("drops-defaults",
+               "pickles a function by value without its defaults and keyword-only defaults",
+               "byvalue:result")});  // beside module.by-reference
 }
 
 }  // namespace serialcheck::props

@@ -288,9 +288,9 @@ void add_cross_properties(Registry& out) {
       {"bytes.match-cpython",
        "frame 0 is byte-identical to the cpython subject's pickle of the same value", bytes_applies,
        bytes_match},
-      {{.mutant = "drops-frame",
-        .bug = "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)",
-        .fingerprint_prefix = "bytes:"}});
+      {control("drops-frame",
+               "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)",
+               "bytes:")});
   add(out, 40,
       {"cross.load", "pickles travel both ways between the subject, the reference and cpython",
        cross_applies, cross_load, /*needs_dumps=*/false, /*needs_loads=*/false},
@@ -310,9 +310,9 @@ GateProperty matrix_property(const std::string& producer) {
     return matrix_check(s, c, env, producer);
   };
   p.needs_dumps = false;
-  p.controls = {{.mutant = "negates-ints",
-                 .bug = "as for cross.load: reads every int of another producer's pickle negated",
-                 .fingerprint_prefix = "mismatch:"}};
+  p.controls = {control("negates-ints",
+                        "as for cross.load: reads every int of another producer's pickle negated",
+                        "mismatch:")};
   return p;
 }
 

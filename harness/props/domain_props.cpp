@@ -43,14 +43,18 @@ CasePlan domain_plan(CaseDomain domain, const Capabilities& caps) {
 }
 
 // The subject dumps the case and loads its own message back (loader limit
-// 5) into `graph`: the value, with the message in `m`, or nullptr with
-// `failed` set by the step that failed.
-Node* own_roundtrip(Subject& subject, const TestCase& c, Graph& graph,
-                    std::optional<Message>& m, Outcome& failed) {
-  m = dumps_step(subject, c, "dumps", failed);
-  if (!m) return nullptr;
-  return loads_step(subject, *m, graph, 5, "loads", failed);
-}
+// 5): `back` is the value, or nullptr with `failed` set by the step that
+// failed.
+struct OwnRoundtrip {
+  OwnRoundtrip(Subject& subject, const TestCase& c) {
+    m = dumps_step(subject, c, "dumps", failed);
+    if (m) back = loads_step(subject, *m, graph, 5, "loads", failed);
+  }
+  Outcome failed;
+  std::optional<Message> m;
+  Graph graph;
+  Node* back = nullptr;
+};
 
 // Protocol 5 with buffers out of band: what zero-copy needs.
 Applicability oob_applies(Subject& subject, CaseDomain domain) {
@@ -123,47 +127,42 @@ std::string tensor_fingerprint(const std::string& difference) {
 }
 
 Outcome tensor_grad(Subject& subject, const TestCase& c, PropertyEnv&) {
-  Outcome failed;
-  std::optional<Message> m;
-  Graph graph;
-  Node* back = own_roundtrip(subject, c, graph, m, failed);
-  if (back == nullptr) return failed;
-  const std::string d = tensor_difference(c.value, back, "tensor");
+  OwnRoundtrip r(subject, c);
+  if (r.back == nullptr) return r.failed;
+  const std::string d = tensor_difference(c.value, r.back, "tensor");
   if (d.empty()) return Outcome::pass();
-  return failed_with(Outcome::fail(tensor_fingerprint(d), d), *m);
+  return failed_with(Outcome::fail(tensor_fingerprint(d), d), *r.m);
 }
 
 // ---- module.by-reference -------------------------------------------------------------
 
 Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
-  Outcome failed;
-  std::optional<Message> m;
-  Graph graph;
-  Node* back = own_roundtrip(subject, c, graph, m, failed);
-  if (back == nullptr) return failed;
+  OwnRoundtrip r(subject, c);
+  if (r.back == nullptr) return r.failed;
   // A list of modules, or (shrunk) one module.
   auto modules_of = [](const Node* v) {
     return v->kind == Kind::List ? v->items : std::vector<Node*>{const_cast<Node*>(v)};
   };
   const std::vector<Node*> want = modules_of(c.value);
-  const std::vector<Node*> got = modules_of(back);
+  const std::vector<Node*> got = modules_of(r.back);
   if (got.size() != want.size()) {
-    return failed_with(Outcome::fail("module:shape", "the list of modules did not come back"), *m);
+    return failed_with(Outcome::fail("module:shape", "the list of modules did not come back"),
+                       *r.m);
   }
   for (std::size_t i = 0; i < want.size(); ++i) {
     const Node* w = want[i];
     const Node* g = got[i];
     if (w->kind != Kind::Module) continue;  // a shrunk case may hold other values
     if (g->kind != Kind::Module) {
-      return failed_with(Outcome::fail("module:not-a-module",
-                                       fmt::format("module {} loads as a {}", w->name,
-                                                   kind_name(g->kind))),
-                         *m);
+      return failed_with(
+          Outcome::fail("module:not-a-module",
+                        fmt::format("module {} loads as a {}", w->name, kind_name(g->kind))),
+          *r.m);
     }
     if (g->name != w->name) {
       return failed_with(Outcome::fail("module:name", fmt::format("module {} loads as module {}",
                                                                   w->name, g->name)),
-                         *m);
+                         *r.m);
     }
     if (g->flag) {
       return failed_with(
@@ -171,14 +170,14 @@ Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
                         fmt::format("module {} loads as a new module object, not the one "
                                     "registered under its name",
                                     w->name)),
-          *m);
+          *r.m);
     }
     // The same module twice is one object.
     for (std::size_t j = 0; j < i; ++j) {
       if (want[j] == w && got[j] != g) {
         return failed_with(Outcome::fail("module:identity",
                                          fmt::format("module {} loads as two objects", w->name)),
-                           *m);
+                           *r.m);
       }
     }
   }
@@ -696,76 +695,67 @@ void add_domain_properties(Registry& out) {
   add(out, 80,
       {"tensor.grad", "a tensor's values, dtype, shape, strides, requires_grad and grad survive",
        [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Tensor); }, tensor_grad},
-      {{.mutant = "drops-grad",
-        .bug = "loads tensors without their grad",
-        .fingerprint_prefix = "tensor:grad-was-lost"}});
+      {control("drops-grad", "loads tensors without their grad", "tensor:grad-was-lost")});
   add(out, 90,
       {"module.by-reference",
        "modules, ModuleType subclasses included, load as the very module registered "
        "under their name",
        [](Subject& s, PropertyEnv&) { return everyone(s, CaseDomain::Module); },
        module_by_reference},
-      {{.mutant = "copies-modules",
-        .bug = "loads a module as a new module object instead of the one registered under its name",
-        .fingerprint_prefix = "module:copy"}});
+      {control("copies-modules",
+               "loads a module as a new module object instead of the one registered under its name",
+               "module:copy")});
   add(out, 100,
       {"zerocopy.oob",
        "an array above the threshold becomes a frame of its own (on the reference: "
        "aliasing the array, and the loaded array aliases the frame)",
        [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::BigArray); }, zero_copy},
-      {{.mutant = "copies-buffers",
-        .bug = "copies every out-of-band buffer into a frame of its own memory",
-        .fingerprint_prefix = "zerocopy:copied@dumps"}});
+      {control("copies-buffers", "copies every out-of-band buffer into a frame of its own memory",
+               "zerocopy:copied@dumps")});
   add(out, 110,
       {"zerocopy.nested",
        "the same for arrays at any depth and position in lists, tuples and dicts",
        [](Subject& s, PropertyEnv&) { return oob_applies(s, CaseDomain::NestedArrays); },
        zero_copy},
-      {{.mutant = "first-item-only",
-        .bug = "sends buffers out of band only when the value, or a collection's first item, is an "
-               "array "
-               "(dask's old walk)",
-        .fingerprint_prefix = "zerocopy:no-frame@dumps"}});
+      {control("first-item-only",
+               "sends buffers out of band only when the value, or a collection's first item, is an "
+               "array (dask's old walk)",
+               "zerocopy:no-frame@dumps")});
   add(out, 120,
       {"zerocopy.device", "device buffers travel with no device-to-host or host-to-device copy",
        [](Subject& s, PropertyEnv&) { return device_applies(s); }, zero_copy_device},
-      {{.mutant = "cuda-through-host",
-        .bug = "its cuda family stages every device buffer through host memory (one device-to-host "
-               "and "
-               "one host-to-device copy)",
-        .fingerprint_prefix = "zerocopy:device-copy"}});
+      {control("cuda-through-host",
+               "its cuda family stages every device buffer through host memory (one device-to-host "
+               "and one host-to-device copy)",
+               "zerocopy:device-copy")});
   add(out, 130,
       {"header.sub-header-intact",
        "a wrapping family nests the inner header under sub-header, unchanged",
        [](Subject& s, PropertyEnv&) { return subheader_applies(s); }, subheader_intact},
-      {{.mutant = "clobbers-sub-header",
-        .bug = "the tensor serializer writes its own \"type\" into the array's header it nests",
-        .fingerprint_prefix = "header:sub-header-changed"}});
+      {control("clobbers-sub-header",
+               "the tensor serializer writes its own \"type\" into the array's header it nests",
+               "header:sub-header-changed")});
   add(out, 140,
       {"protocol.negotiated",
        "a peer's highest protocol makes the pickle family write at most that protocol, "
        "buffers in band, and record it",
        [](Subject& s, PropertyEnv&) { return negotiated_applies(s); }, negotiated},
-      {{.mutant = "ignores-peer-protocol",
-        .bug = "its pickle family records the negotiated protocol but writes the pickle at its own "
+      {control("ignores-peer-protocol",
+               "its pickle family records the negotiated protocol but writes the pickle at its own "
                "(protocol 5 to a peer that reads up to 4)",
-        .fingerprint_prefix = "negotiate:protocol"}});
+               "negotiate:protocol")});
   add(out, 150,
       {"wire.distributed",
        "the subject's family messages load in distributed, and distributed's in the "
        "subject's families, to equal values; the header decides which buffers are "
        "writable",
        wire_applies, wire_distributed},
-      {{.mutant = "distributed-drops-grad",
-        .role = NegativeControl::Role::Peer,
-        .peer = "distributed",
-        .bug = "a distributed stand-in that loads tensors without their grad",
-        .fingerprint_prefix = "mismatch:"},
-       {.mutant = "drops-writeable",
-        .bug = "its pickle family leaves \"writeable\" out of the header, so a loader takes the "
-               "buffers' "
-               "writability from however the frames arrive",
-        .fingerprint_prefix = "wire:writeable@distributed-loads"}});
+      {peer_control("distributed-drops-grad", "distributed",
+                    "a distributed stand-in that loads tensors without their grad", "mismatch:"),
+       control("drops-writeable",
+               "its pickle family leaves \"writeable\" out of the header, so a loader takes the "
+               "buffers' writability from however the frames arrive",
+               "wire:writeable@distributed-loads")});
 }
 
 }  // namespace serialcheck::props

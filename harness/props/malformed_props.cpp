@@ -149,9 +149,8 @@ void add_malformed_properties(Registry& out) {
                  malformed_applies, rejects_malformed};
   p.needs_dumps = false;
   add(out, 70, std::move(p),
-      {{.mutant = "accepts-anything",
-        .bug = "returns None for a stream it cannot decode instead of raising",
-        .fingerprint_prefix = "malformed:accepted@"}});
+      {control("accepts-anything", "returns None for a stream it cannot decode instead of raising",
+               "malformed:accepted@")});
 }
 
 }  // namespace serialcheck::props

@@ -21,6 +21,21 @@ struct Registered {
 };
 using Registry = std::vector<Registered>;
 
+// A negative control that is the subject under test, and one that stands in
+// for the helper subject `peer` (NegativeControl, gate_props.h).
+inline NegativeControl control(std::string_view mutant, std::string_view bug,
+                               std::string_view fingerprint_prefix) {
+  return {.mutant = mutant, .bug = bug, .fingerprint_prefix = fingerprint_prefix};
+}
+inline NegativeControl peer_control(std::string_view mutant, std::string_view peer,
+                                    std::string_view bug, std::string_view fingerprint_prefix) {
+  return {.mutant = mutant,
+          .role = NegativeControl::Role::Peer,
+          .peer = peer,
+          .bug = bug,
+          .fingerprint_prefix = fingerprint_prefix};
+}
+
 // A property with its negative controls (at least one: a property that
 // passes its control could pass anything).
 inline void add(Registry& out, int order, GateProperty property,

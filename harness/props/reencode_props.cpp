@@ -76,13 +76,11 @@ void add_reencode_properties(Registry& out) {
        "the reference reads the subject's C-pickler stream and writes it again to the "
        "same bytes",
        reencode_applies, reencode, /*needs_dumps=*/true, /*needs_loads=*/false},
-      {{.mutant = "loses-sharing",
-        .role = NegativeControl::Role::Peer,
-        .peer = "reference",
-        .bug = "a reference stand-in that reads a container or string reached twice as two "
-               "objects, so "
-               "it writes the second as a copy where the stream had a memo reference",
-        .fingerprint_prefix = "reencode:"}});
+      {peer_control(
+          "loses-sharing", "reference",
+          "a reference stand-in that reads a container or string reached twice as two objects, so "
+          "it writes the second as a copy where the stream had a memo reference",
+          "reencode:")});
 }
 
 }  // namespace serialcheck::props

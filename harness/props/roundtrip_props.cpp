@@ -171,23 +171,21 @@ void add_own_properties(Registry& out) {
   add(out, 10,
       {"roundtrip.equal", "tree-shaped values: loads(dumps(v)) equals v",
        [](Subject& s, PropertyEnv&) { return roundtrip_applies(s, false); }, roundtrip},
-      {{.mutant = "tuples-as-lists",
-        .bug = "loads every tuple as a list",
-        .fingerprint_prefix = "mismatch:"}});
+      {control("tuples-as-lists", "loads every tuple as a list", "mismatch:")});
   add(out, 20,
       {"roundtrip.identity", "values with shared references and cycles: sharing and cycles survive",
        [](Subject& s, PropertyEnv&) { return roundtrip_applies(s, true); }, roundtrip,
        /*needs_dumps=*/true, /*needs_loads=*/true, /*needs_sharing=*/true},
-      {{.mutant = "loses-sharing",
-        .bug = "loads a container or string reached twice as two objects (a memo that copies)",
-        .fingerprint_prefix = "mismatch:"}});
+      {control("loses-sharing",
+               "loads a container or string reached twice as two objects (a memo that copies)",
+               "mismatch:")});
   add(out, 50,
       {"protocol.mismatch",
        "a stream above the loader's protocol fails with an error naming the protocol",
        [](Subject& s, PropertyEnv&) { return mismatch_applies(s); }, protocol_mismatch},
-      {{.mutant = "ignores-protocol-limit",
-        .bug = "loads streams above the loader's max_protocol instead of failing",
-        .fingerprint_prefix = "protocol:accepted"}});
+      {control("ignores-protocol-limit",
+               "loads streams above the loader's max_protocol instead of failing",
+               "protocol:accepted")});
   add(out, 60,
       {"loads.pure", "loads() never modifies the message; loading twice gives equal values",
        [](Subject& s, PropertyEnv&) {
