@@ -155,7 +155,7 @@ TEST(SupportErrors, PickleErrorMatchersReportTheWrongKindOffsetOrNoError) {
 }
 
 TEST(SupportErrors, ARefusalReadsAsThePickleErrorItWas) {
-  const pickle::Allowlist none;
+  const pickle::Allowlist none{};
   Graph g;
   const DecodeOutcome refused = decode_under("cos\nsystem\n.", &none, g);
   EXPECT_TRUE(is_pickle_error(refused.error(), ErrorKind::ForbiddenGlobal, 0));
