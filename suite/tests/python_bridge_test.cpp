@@ -17,13 +17,8 @@
 namespace serialcheck {
 namespace {
 
-using python::eval;
-using python::exec;
-using python::from_python;
-using python::Gil;
-using python::PyRef;
-using python::set_main;
-using python::to_python;
+// The interpreter and the bridge (harness/python/), used throughout.
+using namespace python;
 using test_support::python_truth;
 
 class PythonBridge : public test_support::PythonTest {

@@ -17,10 +17,8 @@
 namespace serialcheck {
 namespace {
 
-using python::eval;
-using python::exec;
-using python::Gil;
-using python::PyRef;
+// The interpreter and the bridge (harness/python/), used throughout.
+using namespace python;
 
 class PythonSubjects : public test_support::PythonTest {
  protected:

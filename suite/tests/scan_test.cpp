@@ -213,24 +213,17 @@ void check_scan_complete(int protocol) {
   RC_ASSERT(!r.skipped());
 }
 
-RC_GTEST_PROP(ScanComplete, Protocol0, ()) {
-  check_scan_complete(0);
-}
-RC_GTEST_PROP(ScanComplete, Protocol1, ()) {
-  check_scan_complete(1);
-}
-RC_GTEST_PROP(ScanComplete, Protocol2, ()) {
-  check_scan_complete(2);
-}
-RC_GTEST_PROP(ScanComplete, Protocol3, ()) {
-  check_scan_complete(3);
-}
-RC_GTEST_PROP(ScanComplete, Protocol4, ()) {
-  check_scan_complete(4);
-}
-RC_GTEST_PROP(ScanComplete, Protocol5, ()) {
-  check_scan_complete(5);
-}
+#define SC_SCAN_COMPLETE(P)                      \
+  RC_GTEST_PROP(ScanComplete, Protocol##P, ()) { \
+    check_scan_complete(P);                      \
+  }
+SC_SCAN_COMPLETE(0)
+SC_SCAN_COMPLETE(1)
+SC_SCAN_COMPLETE(2)
+SC_SCAN_COMPLETE(3)
+SC_SCAN_COMPLETE(4)
+SC_SCAN_COMPLETE(5)
+#undef SC_SCAN_COMPLETE
 
 TEST(ScanComplete, FailsWhenANameIsMissing) {
   // The property itself can fail: a value whose global the encoder writes

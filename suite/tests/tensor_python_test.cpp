@@ -40,11 +40,8 @@
 namespace serialcheck {
 namespace {
 
-using python::eval;
-using python::exec;
-using python::Gil;
-using python::PyRef;
-using python::set_main;
+// The interpreter and the bridge (harness/python/), used throughout.
+using namespace python;
 using test_support::bytes_of;
 using test_support::decode_into;
 using test_support::encode_at;
