@@ -366,6 +366,14 @@ std::string indent(const std::string& text, int spaces) {
   return out;
 }
 
+// `definition` (of `subject`) as module code: as it is, or, when `made`,
+// inside def _make() after `locals`, whose subject the module then binds.
+std::string at_module_level(const std::string& definition, const std::string& locals, bool made) {
+  if (!made) return definition;
+  return "def _make():\n" + indent(locals + definition + "return subject\n", 4) +
+         "subject = _make()\n";
+}
+
 // `int_expr` alone, or a tuple of it and the views.
 std::string result(const std::string& int_expr, const Names& views) {
   if (views.empty()) return int_expr;
@@ -471,12 +479,7 @@ rc::Gen<CallableSource> functionSource() {
       definition = fmt::format("def subject({}){}:\n{}", signature(p),
                                p.returns.empty() ? "" : " -> " + p.returns, indent(statements, 4));
     }
-    if (made) {
-      module += "def _make():\n" + indent(locals + definition + "return subject\n", 4) +
-                "subject = _make()\n";
-    } else {
-      module += definition;
-    }
+    module += at_module_level(definition, locals, made);
     return CallableSource{std::move(module), *inputs(p)};
   });
 }
@@ -628,12 +631,7 @@ rc::Gen<CallableSource> classSource() {
     body += fmt::format("def run({}):\n    return {}\n", sig, result(run, views)) + extra;
 
     const std::string definition = fmt::format("class subject({}):\n", base.name) + indent(body, 4);
-    if (made) {
-      module += "def _make():\n" + indent(locals + definition + "return subject\n", 4) +
-                "subject = _make()\n";
-    } else {
-      module += definition;
-    }
+    module += at_module_level(definition, locals, made);
     return CallableSource{std::move(module), *inputs(p)};
   });
 }
