@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -21,17 +22,15 @@
 #include "reference/pickle/extension.h"
 #include "reference/value/equal.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/codec.h"
+#include "suite/tests/support/errors.h"
 
 namespace serialcheck::pickle {
 namespace {
 
 using namespace std::string_view_literals;
 
-std::string encoded(const Node* n, int protocol) {
-  EncodeOptions options;
-  options.protocol = protocol;
-  return encode(n, options).bytes;
-}
+using test_support::encode_at;
 
 // What CPython 3.11 writes for [f, f, (C, Outer.Inner)] with f, C and
 // Outer.Inner registered under 0xf7, 0xf7f6 and 0xf7f6f5.
@@ -80,7 +79,7 @@ TEST(Extension, CodeSizeChoosesTheOpcodeAsCPythonDoes) {
                         Case{0x10000, "\x80\x02\x84\x00\x00\x01\x00."sv},
                         Case{0x7fffffff, "\x80\x02\x84\xff\xff\xff\x7f."sv}}) {
     Graph g;
-    EXPECT_EQ(encoded(extension_ref(g, c.code), 2), c.bytes) << c.code;
+    EXPECT_EQ(encode_at(extension_ref(g, c.code), 2), c.bytes) << c.code;
   }
 }
 
@@ -88,21 +87,18 @@ TEST(Extension, WrittenAsEXTAndNeverMemoized) {
   Graph g;
   Node* f = extension_ref(g, 0xf7);  // one node reached twice: EXT1 both times
   Node* value = g.list({f, f, g.tuple({extension_ref(g, 0xf7f6), extension_ref(g, 0xf7f6f5)})});
-  EXPECT_EQ(encoded(value, 2), kGlobalsP2);
-  EXPECT_EQ(encoded(value, 4), kGlobalsP4);
+  EXPECT_EQ(encode_at(value, 2), kGlobalsP2);
+  EXPECT_EQ(encode_at(value, 4), kGlobalsP4);
 }
 
 TEST(Extension, BelowProtocol2IsRefused) {
   Graph g;
   for (int protocol : {0, 1}) {
-    try {
-      encoded(g.list({extension_ref(g, 0xf7)}), protocol);
-      ADD_FAILURE() << "no error at protocol " << protocol;
-    } catch (const PickleError& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Unpicklable);
-      EXPECT_NE(e.detail().find("extension code 247 needs protocol 2"), std::string::npos)
-          << e.detail();
-    }
+    const std::optional<PickleError> e = test_support::thrown<PickleError>(
+        [&] { encode_at(g.list({extension_ref(g, 0xf7)}), protocol); });
+    ASSERT_TRUE(test_support::is_pickle_error(e, ErrorKind::Unpicklable)) << protocol;
+    EXPECT_NE(e->detail().find("extension code 247 needs protocol 2"), std::string::npos)
+        << e->detail();
   }
 }
 
@@ -110,7 +106,7 @@ TEST(Extension, OtherRegistryCallsAreWrittenAsCalls) {
   // Code 0 is no registered global: the node stays the call it spells.
   Graph g;
   Node* zero = g.object(g.global("copyreg", "_inverted_registry"), g.tuple({g.integer(0)}));
-  EXPECT_EQ(encoded(zero, 3), "\x80\x03"
+  EXPECT_EQ(encode_at(zero, 3), "\x80\x03"
             "ccopyreg\n_inverted_registry\nq\x00K\x00\x85q\x01Rq\x02."sv);
 }
 
@@ -124,7 +120,7 @@ TEST(Extension, DecodingAndEncodingACPythonStreamIsTheIdentity) {
     Graph g;
     DecodeResult r = decode(c.bytes, g);
     ASSERT_NE(r.root, nullptr);
-    EXPECT_EQ(encoded(r.root, c.protocol), c.bytes) << c.protocol;
+    EXPECT_EQ(encode_at(r.root, c.protocol), c.bytes) << c.protocol;
   }
 }
 
