@@ -615,6 +615,14 @@ CliRun testee_check(const std::string& args) {
   return test_support::run_cli("testee-check " + args, test_support::Stderr::ToOut);
 }
 
+// testee-check on `args` exits 1 and prints `line` (a failed check); what it printed.
+CliRun expect_check_fails(const std::string& args, std::string_view line) {
+  CliRun r = testee_check(args);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
+  return r;
+}
+
 // The fake's command as one shell word (single-quoted).
 std::string quoted_fake(const std::string& args) {
   std::string out = "'";
@@ -626,103 +634,82 @@ TEST(TesteeCheck, GoodTesteePassesEveryCheck) {
   const CliRun r = testee_check("--timeout 5 " + quoted_fake(""));
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
-  for (const char* line : {"ok   hello: fake-testee 1.0", "ok   dumps protocol 0:", "ok   dumps protocol 5:",
-                           "ok   dumps protocol 5 out of band", "ok   loads protocol 3:",
-                           "ok   loads protocol 5 out of band", "ok   loads of a truncated pickle: refused",
-                           "ok   loads of an unknown opcode: refused", "ok   bench dumps protocol 5",
-                           "ok   bench loads protocol 5", "ok   shutdown", "22 checks, 0 failed"}) {
+  for (const char* line :
+       {"ok   hello: fake-testee 1.0",
+        "ok   dumps protocol 0:", "ok   dumps protocol 5:", "ok   dumps protocol 5 out of band",
+        "ok   loads protocol 3:", "ok   loads protocol 5 out of band",
+        "ok   loads of a truncated pickle: refused", "ok   loads of an unknown opcode: refused",
+        "ok   bench dumps protocol 5", "ok   bench loads protocol 5", "ok   shutdown",
+        "22 checks, 0 failed"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
 }
 
 TEST(TesteeCheck, CommandAsWordsAfterDoubleDash) {
-  const CliRun r = testee_check(std::string("-- /usr/bin/python3 '") + SERIALCHECK_SOURCE_DIR +
-                                "/suite/tests/testees/fake_testee.py' --caps '{\"out_of_band\": false}'");
+  const CliRun r =
+      testee_check(std::string("-- /usr/bin/python3 '") + SERIALCHECK_SOURCE_DIR +
+                   "/suite/tests/testees/fake_testee.py' --caps '{\"out_of_band\": false}'");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out.find("out of band"), std::string::npos) << "not claimed, not checked\n" << r.out;
 }
 
 TEST(TesteeCheck, WrongValuesFail) {
-  const CliRun r = testee_check(quoted_fake("--wrong-value"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL loads protocol 0: small ints: answered a value that differs at root[0]: "
-                       "int 0 != int 1"),
-            std::string::npos)
-      << r.out;
+  const CliRun r = expect_check_fails(
+      quoted_fake("--wrong-value"),
+      "FAIL loads protocol 0: small ints: answered a value that differs at root[0]: "
+      "int 0 != int 1");
   EXPECT_NE(r.out.find("ok   dumps protocol 0"), std::string::npos) << r.out;
 }
 
 TEST(TesteeCheck, CrashesAreChargedAndTheRestGoesOn) {
-  const CliRun r = testee_check(quoted_fake("--crash-at 30"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("testee-crash: dumps: the testee exited with status 3 [standard error: fake "
-                       "testee: crashing now]"),
-            std::string::npos)
-      << r.out;
+  const CliRun r = expect_check_fails(
+      quoted_fake("--crash-at 30"),
+      "testee-crash: dumps: the testee exited with status 3 [standard error: fake "
+      "testee: crashing now]");
   EXPECT_NE(r.out.find("ok   shutdown"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the testee was started"), std::string::npos) << r.out;
 }
 
 TEST(TesteeCheck, MalformedStreamMustBeRefused) {
-  const CliRun r = testee_check(quoted_fake("--lenient"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL loads of a truncated pickle: answered a value, not an error: null"),
-            std::string::npos)
-      << r.out;
+  expect_check_fails(quoted_fake("--lenient"),
+                     "FAIL loads of a truncated pickle: answered a value, not an error: null");
 }
 
 TEST(TesteeCheck, ErrorAnswersFail) {
-  const CliRun r = testee_check(quoted_fake("--error ValueError"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL dumps protocol 0: small ints: ValueError: the fake testee refuses every dumps"),
-            std::string::npos)
-      << r.out;
+  expect_check_fails(
+      quoted_fake("--error ValueError"),
+      "FAIL dumps protocol 0: small ints: ValueError: the fake testee refuses every dumps");
 }
 
 TEST(TesteeCheck, FalseCpythonBytesClaimFails) {
-  const CliRun r = testee_check(quoted_fake("--optimize"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL dumps protocol 2: small ints: the bytes differ from CPython's at byte "),
-            std::string::npos)
-      << r.out;
+  expect_check_fails(quoted_fake("--optimize"),
+                     "FAIL dumps protocol 2: small ints: the bytes differ from CPython's at byte ");
 }
 
 TEST(TesteeCheck, BadBenchAnswerFails) {
-  const CliRun r = testee_check(quoted_fake("--bad-bench"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL bench dumps protocol 5: testee-protocol: bench: \"iterations\" is not "
-                       "the 100 asked for"),
-            std::string::npos)
-      << r.out;
+  expect_check_fails(quoted_fake("--bad-bench"),
+                     "FAIL bench dumps protocol 5: testee-protocol: bench: \"iterations\" is not "
+                     "the 100 asked for");
 }
 
 TEST(TesteeCheck, FalseLimitLoaderClaimFails) {
-  const CliRun r = testee_check(quoted_fake("--caps '{\"limit_loader\": true}'"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL loads above max_protocol: a protocol-5 stream with max_protocol 4 was loaded"),
-            std::string::npos)
-      << r.out;
+  expect_check_fails(
+      quoted_fake("--caps '{\"limit_loader\": true}'"),
+      "FAIL loads above max_protocol: a protocol-5 stream with max_protocol 4 was loaded");
 }
 
 TEST(TesteeCheck, ShutdownIgnoredFails) {
-  const CliRun r = testee_check(quoted_fake("--no-exit"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL shutdown: the testee did not exit within 1s of shutdown"), std::string::npos)
-      << r.out;
+  expect_check_fails(quoted_fake("--no-exit"),
+                     "FAIL shutdown: the testee did not exit within 1s of shutdown");
 }
 
 TEST(TesteeCheck, UnavailableAndMissingTesteesFail) {
-  CliRun r = testee_check(quoted_fake("--unavailable"));
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL hello: unavailable: the testee is unavailable: cannot import fancy_pickle"),
-            std::string::npos)
-      << r.out;
-  r = testee_check("serialcheck-no-such-testee");
-  EXPECT_EQ(r.status, 1) << r.out;
-  EXPECT_NE(r.out.find("FAIL hello: unavailable: `serialcheck-no-such-testee` did not answer hello: the "
-                       "testee exited with status 127"),
-            std::string::npos)
-      << r.out;
+  expect_check_fails(
+      quoted_fake("--unavailable"),
+      "FAIL hello: unavailable: the testee is unavailable: cannot import fancy_pickle");
+  expect_check_fails("serialcheck-no-such-testee",
+                     "FAIL hello: unavailable: `serialcheck-no-such-testee` did not answer hello: "
+                     "the testee exited with status 127");
 }
 
 TEST(TesteeCheck, UsageErrors) {

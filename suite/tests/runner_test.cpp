@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/props/value_tools.h"
@@ -58,16 +60,26 @@ TEST(Shards, CellSeedsDependOnlyOnTheRunSeedAndTheCell) {
   EXPECT_NE(cell_seed(7, "cpython", "cross.load"), cell_seed(7, "cloudpickle", "cross.load"));
 }
 
-TEST(Isolation, ACrashIsChargedToItsCaseShrunkAndTheSubjectGoesOn) {
+// The runner's options for `cells` of the reference and the misbehaving
+// subject: `cases` cases each from `seed`, `jobs` workers, a case timeout.
+RunOptions options(MisbehavingSubject::Mode mode, std::vector<CellId> cells, int cases,
+                   std::uint64_t seed, int jobs, double case_timeout_s) {
   RunOptions o;
-  o.factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
-  o.cells = {{"misbehaving", "roundtrip.equal"},
-             {"misbehaving", "loads.pure"},
-             {"reference", "roundtrip.equal"}};
-  o.cases = 40;
-  o.seed = 11;
-  o.jobs = 2;
-  o.case_timeout_s = 60;
+  o.factories = misbehaving_factories(mode);
+  o.cells = std::move(cells);
+  o.cases = cases;
+  o.seed = seed;
+  o.jobs = jobs;
+  o.case_timeout_s = case_timeout_s;
+  return o;
+}
+
+TEST(Isolation, ACrashIsChargedToItsCaseShrunkAndTheSubjectGoesOn) {
+  RunOptions o = options(MisbehavingSubject::Mode::Abort,
+                         {{"misbehaving", "roundtrip.equal"},
+                          {"misbehaving", "loads.pure"},
+                          {"reference", "roundtrip.equal"}},
+                         40, 11, 2, 60);
   int finished = 0;
   o.on_event = [&](const RunEvent& e) {
     if (e.kind == RunEvent::Kind::CellFinished) ++finished;
@@ -92,13 +104,8 @@ TEST(Isolation, ACrashIsChargedToItsCaseShrunkAndTheSubjectGoesOn) {
 }
 
 TEST(Isolation, AHangIsAFailedTimeoutNotAStuckRun) {
-  RunOptions o;
-  o.factories = misbehaving_factories(MisbehavingSubject::Mode::Hang);
-  o.cells = {{"misbehaving", "roundtrip.identity"}};
-  o.cases = 100;
-  o.seed = 5;
-  o.jobs = 1;
-  o.case_timeout_s = 1;
+  RunOptions o = options(MisbehavingSubject::Mode::Hang, {{"misbehaving", "roundtrip.identity"}},
+                         100, 5, 1, 1);
   o.shrink_attempts_timeout = 1;
   RunOutput out = run_cells(o);
   ASSERT_EQ(out.cells.size(), 1u);
@@ -117,13 +124,9 @@ TEST(Isolation, AHangIsAFailedTimeoutNotAStuckRun) {
 // The family properties reach the reference's families through the worker,
 // which wraps the reference to record its coverage.
 TEST(Isolation, FamilyPropertiesRunOnTheReferenceInAWorker) {
-  RunOptions o;
-  o.factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
-  o.cells = {{"reference", "zerocopy.device"}, {"reference", "protocol.negotiated"}};
-  o.cases = 10;
-  o.seed = 3;
-  o.jobs = 1;
-  o.case_timeout_s = 60;
+  RunOptions o = options(MisbehavingSubject::Mode::Abort,
+                         {{"reference", "zerocopy.device"}, {"reference", "protocol.negotiated"}},
+                         10, 3, 1, 60);
   RunOutput out = run_cells(o);
   ASSERT_EQ(out.cells.size(), 2u);
   for (const CellResult& c : out.cells) {
