@@ -506,6 +506,17 @@ def _float_text(f):
     return '{"float":"%s"}' % repr(f)
 
 
+def _push_pairs(stack, items):
+    """Pushes the flat key, value `items` onto text_from_nodes's stack so that
+    they come off as [key,value],[key,value]..."""
+    for i in range(len(items) // 2 - 1, -1, -1):
+        stack.append("]")
+        stack.append(items[2 * i + 1])
+        stack.append(",")
+        stack.append(items[2 * i])
+        stack.append("[" if i == 0 else ",[")
+
+
 def text_from_nodes(root):
     """The compact canonical JSON text of the graph at `root`."""
     refs = {}
@@ -589,13 +600,7 @@ def text_from_nodes(root):
             elif kind == "dict":
                 out.append('{"dict":[')
                 stack.append("]" + idm + "}")
-                items = n.items
-                for i in range(len(items) // 2 - 1, -1, -1):
-                    stack.append("]")
-                    stack.append(items[2 * i + 1])
-                    stack.append(",")
-                    stack.append(items[2 * i])
-                    stack.append("[" if i == 0 else ",[")
+                _push_pairs(stack, n.items)
             elif kind == "persid":
                 out.append('{"persid":')
                 stack.append(idm + "}")
@@ -606,13 +611,7 @@ def text_from_nodes(root):
                 stack.append("}" + idm + "}")
                 if o.dictitems:
                     stack.append("]")
-                    d = o.dictitems
-                    for i in range(len(d) // 2 - 1, -1, -1):
-                        stack.append("]")
-                        stack.append(d[2 * i + 1])
-                        stack.append(",")
-                        stack.append(d[2 * i])
-                        stack.append("[" if i == 0 else ",[")
+                    _push_pairs(stack, o.dictitems)
                     stack.append(',"dictitems":[')
                 if o.listitems:
                     stack.append("]")
