@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "harness/python/bridge.h"
 #include "harness/python/buffers.h"
@@ -26,6 +27,18 @@ class PythonSubjects : public test_support::PythonTest {
     auto reason = subject->unavailable_reason();
     EXPECT_FALSE(reason.has_value()) << subject->name() << ": " << reason.value_or("");
     return reason ? nullptr : std::move(subject);
+  }
+
+  // cpython, cpython-py and cloudpickle: the subjects that write pickles,
+  // each that is available.
+  static std::vector<std::unique_ptr<PythonSubject>> pickle_subjects() {
+    std::unique_ptr<PythonSubject> made[] = {make_cpython_subject(), make_cpython_py_subject(),
+                                             make_cloudpickle_subject()};
+    std::vector<std::unique_ptr<PythonSubject>> out;
+    for (auto& subject : made) {
+      if (auto ok = available(std::move(subject))) out.push_back(std::move(ok));
+    }
+    return out;
   }
 
   static bool truth(std::string_view expression) {
@@ -77,11 +90,7 @@ TEST_F(PythonSubjects, FactoryMakesAllFour) {
 }
 
 TEST_F(PythonSubjects, PickleSubjectsRoundTripAtEveryProtocol) {
-  for (auto make :
-       {+[] { return make_cpython_subject(); }, +[] { return make_cpython_py_subject(); },
-        +[] { return make_cloudpickle_subject(); }}) {
-    auto subject = available(make());
-    if (!subject) continue;
+  for (auto& subject : pickle_subjects()) {
     for (int protocol = 0; protocol <= 5; ++protocol) {
       Graph g;
       Node* value = sample(g);
@@ -127,11 +136,7 @@ TEST_F(PythonSubjects, CPythonBytesAreWhatPickleDumpsWrites) {
 }
 
 TEST_F(PythonSubjects, OutOfBandFramesAliasPythonMemory) {
-  for (auto make :
-       {+[] { return make_cpython_subject(); }, +[] { return make_cpython_py_subject(); },
-        +[] { return make_cloudpickle_subject(); }}) {
-    auto subject = available(make());
-    if (!subject) continue;
+  for (auto& subject : pickle_subjects()) {
     Gil gil;
     exec(
         "import pickle\n"
