@@ -35,6 +35,14 @@ namespace {
 
 using test_support::python_bytes;
 
+// The fixtures module's kind named `name` (a default kind when there is none).
+gen::FixtureKind fixture_kind(std::string_view name) {
+  for (const auto& f : gen::fixture_kinds()) {
+    if (f.name == name) return f;
+  }
+  return {};
+}
+
 class PythonFixtures : public test_support::PythonTest {
  protected:
   // make(kind, 7, ['x', 2.5], ...) as a request node.
@@ -110,10 +118,7 @@ TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
   const GateProperty* property = find_property("bytes.match-cpython");
   ASSERT_NE(property, nullptr);
   for (std::string_view kind : {"plain", "list_subclass", "newargs"}) {
-    gen::FixtureKind k{};
-    for (const auto& f : gen::fixture_kinds()) {
-      if (f.name == kind) k = f;
-    }
+    const gen::FixtureKind k = fixture_kind(kind);
     for (int form : {2, 1}) {
       Graph g;
       Node* req = request(g, k);
@@ -143,10 +148,7 @@ TEST_F(PythonFixtures, OwnNewWithKeywordArgumentsAtEveryProtocol) {
   ReferenceSubject reference;
   auto cpython = make_cpython_subject();
   PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
-  gen::FixtureKind k{};
-  for (const auto& f : gen::fixture_kinds()) {
-    if (f.name == "newargs_ex_new") k = f;
-  }
+  const gen::FixtureKind k = fixture_kind("newargs_ex_new");
   ASSERT_EQ(k.arity, 2);
   EXPECT_EQ(k.min_protocol, 0);
   const std::string object =
@@ -206,10 +208,7 @@ TEST_F(PythonFixtures, OwnNewWithKeywordArgumentsAtEveryProtocol) {
 // __new__ of its own, its description is the bridge's at every protocol.
 TEST_F(PythonFixtures, TheTesteeAdapterDescribesNewArgsExAsTheBridgeDoes) {
   for (std::string_view kind : {"newargs_ex", "newargs_ex_new"}) {
-    gen::FixtureKind k{};
-    for (const auto& f : gen::fixture_kinds()) {
-      if (f.name == kind) k = f;
-    }
+    const gen::FixtureKind k = fixture_kind(kind);
     for (int protocol = 0; protocol <= 5; ++protocol) {
       Graph g;
       Graph resolved;
@@ -234,10 +233,7 @@ TEST_F(PythonFixtures, NewobjExWithObjectNewFailsForAnOwnNew) {
   PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
   const GateProperty* property = find_property("bytes.match-cpython");
   ASSERT_NE(property, nullptr);
-  gen::FixtureKind k{};
-  for (const auto& f : gen::fixture_kinds()) {
-    if (f.name == "newargs_ex_new") k = f;
-  }
+  const gen::FixtureKind k = fixture_kind("newargs_ex_new");
   for (int protocol : {2, 3}) {
     Graph g;
     Node* req = request(g, k);
@@ -270,15 +266,8 @@ TEST_F(PythonFixtures, ResolvedValuesHoldOnlyWhatPickleWrites) {
     EXPECT_EQ(resolved_setter->obj->state, nullptr);
     EXPECT_EQ(resolved_setter->obj->state_setter, nullptr);
     std::vector<const Node*> persids;
-    std::vector<const Node*> todo{value};
-    std::set<const Node*> seen;
-    while (!todo.empty()) {
-      const Node* n = todo.back();
-      todo.pop_back();
-      if (n == nullptr || !seen.insert(n).second) continue;
+    for (const Node* n : reachable(value)) {
       if (n->kind == Kind::PersId) persids.push_back(n);
-      for (const Node* item : n->items) todo.push_back(item);
-      if (n->obj) todo.insert(todo.end(), {n->obj->callable, n->obj->args, n->obj->state});
     }
     EXPECT_EQ(persids.size(), 2u) << "protocol " << protocol;
   }
