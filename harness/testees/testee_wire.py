@@ -289,6 +289,26 @@ def golden_sweep(testee, golden, must_pass, label, budget_s=20):
     assert testee.proc.poll() is None
 
 
+def expect_error(testee, data, kinds):
+    """`testee` answers the stream `data` with an error of one of `kinds`, and
+    keeps running."""
+    doc = testee.loads(data)
+    assert not doc["ok"], doc
+    assert doc["error"]["kind"] in kinds, doc["error"]
+    assert testee.proc.poll() is None
+
+
+def malformed_sweep(testee, malformed):
+    """Every stream of the malformed corpus (directory `malformed`) gets a
+    well-formed answer (a crash or a bad message raises), and the testee keeps
+    running."""
+    names = sorted(n for n in os.listdir(malformed) if n.endswith(".pickle"))
+    assert names
+    for name in names:
+        testee.loads(open(os.path.join(malformed, name), "rb").read())
+    assert testee.proc.poll() is None
+
+
 def value_json_of(obj):
     """The canonical JSON of a small Python value (the cases below hold no
     sharing, so no ids)."""

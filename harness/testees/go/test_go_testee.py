@@ -27,8 +27,8 @@ MALFORMED = os.path.join(ROOT, "corpus", "malformed")
 
 sys.path.insert(0, os.path.dirname(HERE))
 from testee_wire import (  # noqa: E402  (the adapters' shared protocol helpers)
-    Child, ProtocolError, check_canonical, encode_message, golden_sweep, normalize, read_message,
-    same, value_json_of)
+    Child, ProtocolError, check_canonical, encode_message, expect_error, golden_sweep,
+    malformed_sweep, normalize, read_message, same, value_json_of)
 
 
 
@@ -199,18 +199,11 @@ def test_golden_corpus_answers_every_variant(testee):
     (b"\x80\x02a.", {"stack-too-small"}),
 ])
 def test_malformed_input_is_an_error_not_a_crash(testee, data, kinds):
-    doc = testee.loads(data)
-    assert not doc["ok"], doc
-    assert doc["error"]["kind"] in kinds, doc["error"]
-    assert testee.proc.poll() is None
+    expect_error(testee, data, kinds)
 
 
 def test_malformed_corpus_never_kills_the_testee(testee):
-    names = sorted(n for n in os.listdir(MALFORMED) if n.endswith(".pickle"))
-    assert names
-    for name in names:
-        testee.loads(open(os.path.join(MALFORMED, name), "rb").read())
-    assert testee.proc.poll() is None
+    malformed_sweep(testee, MALFORMED)
 
 
 def test_bench(testee):

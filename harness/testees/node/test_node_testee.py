@@ -34,8 +34,8 @@ def _missing_modules():
 
 sys.path.insert(0, os.path.dirname(HERE))
 from testee_wire import (  # noqa: E402  (the adapters' shared protocol helpers)
-    Child, ProtocolError, check_canonical, encode_message, golden_sweep, normalize, read_message,
-    same, value_json_of)
+    Child, ProtocolError, check_canonical, encode_message, expect_error, golden_sweep,
+    malformed_sweep, normalize, read_message, same, value_json_of)
 
 
 
@@ -176,21 +176,13 @@ def test_globals_and_objects(testee):
     (b"\x80\x02X\xff\xff\xff\x7fab.", {"truncated", "no-value"}),
 ])
 def test_malformed_input_is_an_error_not_a_crash(testee, data, kinds):
-    doc = testee.loads(data)
     if testee.reader == "jpickle" and data == b"\x80\x09N.":
         kinds = {"unsupported-protocol"}
-    assert not doc["ok"], doc
-    assert doc["error"]["kind"] in kinds, doc["error"]
-    assert testee.proc.poll() is None
+    expect_error(testee, data, kinds)
 
 
 def test_malformed_corpus_never_kills_the_testee(testee):
-    names = sorted(n for n in os.listdir(MALFORMED) if n.endswith(".pickle"))
-    assert names
-    for name in names:
-        data = open(os.path.join(MALFORMED, name), "rb").read()
-        testee.loads(data)  # any well-formed answer will do; a crash or bad message raises
-    assert testee.proc.poll() is None
+    malformed_sweep(testee, MALFORMED)
 
 
 def test_dumps_is_unsupported(testee):
