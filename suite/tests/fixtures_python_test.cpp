@@ -112,11 +112,8 @@ TEST_F(PythonFixtures, UnpicklableBelowItsMinimumProtocol) {
 // CPython uses copyreg.__newobj__, must fail bytes.match-cpython; the right
 // form passes.
 TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
-  ReferenceSubject reference;
-  auto cpython = make_cpython_subject();
-  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
-  const GateProperty* property = find_property("bytes.match-cpython");
-  ASSERT_NE(property, nullptr);
+  test_support::BytesMatchCpython bytes_match;
+  ASSERT_NE(bytes_match.property, nullptr);
   for (std::string_view kind : {"plain", "list_subclass", "newargs"}) {
     const gen::FixtureKind k = fixture_kind(kind);
     for (int form : {2, 1}) {
@@ -126,7 +123,7 @@ TEST_F(PythonFixtures, WrongReduceFormFailsBytesMatch) {
       c.graph = std::make_shared<Graph>();
       c.value = python::resolve_fixture_requests(req, *c.graph, form);
       c.protocol = 2;
-      Outcome o = check_case(*property, reference, c, env);
+      Outcome o = bytes_match.check(c);
       if (form == 2) {
         EXPECT_EQ(o.status, Outcome::Status::Pass) << kind << ": " << o.message;
       } else {
@@ -228,11 +225,8 @@ TEST_F(PythonFixtures, TheTesteeAdapterDescribesNewArgsExAsTheBridgeDoes) {
 // fails bytes.match-cpython, as this fixture did before its own __new__
 // was described.
 TEST_F(PythonFixtures, NewobjExWithObjectNewFailsForAnOwnNew) {
-  ReferenceSubject reference;
-  auto cpython = make_cpython_subject();
-  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
-  const GateProperty* property = find_property("bytes.match-cpython");
-  ASSERT_NE(property, nullptr);
+  test_support::BytesMatchCpython bytes_match;
+  ASSERT_NE(bytes_match.property, nullptr);
   const gen::FixtureKind k = fixture_kind("newargs_ex_new");
   for (int protocol : {2, 3}) {
     Graph g;
@@ -244,7 +238,7 @@ TEST_F(PythonFixtures, NewobjExWithObjectNewFailsForAnOwnNew) {
     ASSERT_EQ(c.value->kind, Kind::Object);
     ASSERT_EQ(c.value->obj->callable->name, "__newobj_ex__");
     c.protocol = protocol;
-    Outcome o = check_case(*property, reference, c, env);
+    Outcome o = bytes_match.check(c);
     EXPECT_TRUE(o.failed()) << "protocol " << protocol;
     EXPECT_EQ(o.fingerprint.rfind("bytes:", 0), 0u) << o.fingerprint;
   }
@@ -326,12 +320,9 @@ class OtherSetOrder : public ReferenceSubject {
 };
 
 TEST_F(PythonFixtures, BytesMatchAcceptsAnotherSetOrderBesideANestedClass) {
-  ReferenceSubject reference;
   OtherSetOrder subject;
-  auto cpython = make_cpython_subject();
-  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
-  const GateProperty* property = find_property("bytes.match-cpython");
-  ASSERT_NE(property, nullptr);
+  test_support::BytesMatchCpython bytes_match;
+  ASSERT_NE(bytes_match.property, nullptr);
   Graph g;
   Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
   Node* request = g.list({g.set({g.str("a1"), g.str("b2"), g.str("c3")}),
@@ -341,7 +332,7 @@ TEST_F(PythonFixtures, BytesMatchAcceptsAnotherSetOrderBesideANestedClass) {
     c.graph = std::make_shared<Graph>();
     c.value = python::resolve_fixture_requests(request, *c.graph, protocol);
     c.protocol = protocol;
-    Outcome o = check_case(*property, subject, c, env);
+    Outcome o = bytes_match.check(c, &subject);
     EXPECT_EQ(o.status, Outcome::Status::Pass) << protocol << ": " << o.message;
   }
 }

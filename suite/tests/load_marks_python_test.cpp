@@ -41,12 +41,9 @@ class RefusesLoadMarks : public ReferenceSubject {
 using LoadMarks = test_support::PythonTest;
 
 TEST_F(LoadMarks, BytesMatchHandsTheSubjectTheValueWithoutThem) {
-  ReferenceSubject reference;
   RefusesLoadMarks subject;
-  auto cpython = make_cpython_subject();
-  PropertyEnv env = test_support::env_with({{"reference", &reference}, {"cpython", cpython.get()}});
-  const GateProperty* property = find_property("bytes.match-cpython");
-  ASSERT_NE(property, nullptr);
+  test_support::BytesMatchCpython bytes_match;
+  ASSERT_NE(bytes_match.property, nullptr);
   // A set, so that the subject is given the value as the reference reads
   // the oracle's pickle; a buffer sent out of band, so that the read records
   // the memory it was supplied; a str that is also a global's module name.
@@ -57,7 +54,7 @@ TEST_F(LoadMarks, BytesMatchHandsTheSubjectTheValueWithoutThem) {
                     g.str("collections"), g.global("collections", "OrderedDict")});
   c.protocol = 5;
   c.out_of_band = true;
-  Outcome o = check_case(*property, subject, c, env);
+  Outcome o = bytes_match.check(c, &subject);
   EXPECT_EQ(o.status, Outcome::Status::Pass) << o.fingerprint << ": " << o.message;
 
   // Negative control: the same value with both marks, given directly, is

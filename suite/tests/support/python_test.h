@@ -1,19 +1,44 @@
 // Test support for serialcheck_python_tests, the tests that embed CPython:
 // a fixture that skips, with the reason, where the interpreter cannot
-// start, and whether a Python expression is True. Only built where the
+// start, whether a Python expression is True, and bytes.match-cpython with
+// its helper subjects. Only built where the
 // embedded interpreter is (sc_python).
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "harness/props/case.h"
+#include "harness/props/gate_props.h"
 #include "harness/python/bridge.h"
 #include "harness/python/interpreter.h"
+#include "harness/subjects/python_subjects.h"
+#include "harness/subjects/reference_subject.h"
 #include "reference/value/value.h"
+#include "suite/tests/support/env.h"
 
 namespace serialcheck::test_support {
+
+// bytes.match-cpython as a test runs it on cases of its own, with the
+// helper subjects it consults: the reference and the embedded CPython.
+struct BytesMatchCpython {
+  ReferenceSubject reference;
+  std::unique_ptr<PythonSubject> cpython = make_cpython_subject();
+  PropertyEnv env = env_with({{"reference", &reference}, {"cpython", cpython.get()}});
+  const GateProperty* property = find_property("bytes.match-cpython");
+
+  BytesMatchCpython() = default;
+  BytesMatchCpython(const BytesMatchCpython&) = delete;
+  BytesMatchCpython& operator=(const BytesMatchCpython&) = delete;
+
+  // The property's outcome for `c` on `subject` (the reference by default).
+  Outcome check(const TestCase& c, Subject* subject = nullptr) {
+    return check_case(*property, subject != nullptr ? *subject : reference, c, env);
+  }
+};
 
 // A test that needs the embedded interpreter. A fixture that adds to SetUp
 // calls PythonTest::SetUp() first and returns when IsSkipped().
