@@ -34,6 +34,16 @@ void expect_one_error_line(const CliRun& r) {
   EXPECT_EQ(r.err.rfind("serialcheck: ", 0), 0u) << r.err;
 }
 
+// `serialcheck ARGS` exits with `status` and one error line that says
+// `says`; what it printed.
+CliRun expect_error(const std::string& args, int status, std::string_view says = "") {
+  CliRun r = run_cli(args);
+  EXPECT_EQ(r.status, status) << r.out << r.err;
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  return r;
+}
+
 using CliCommands = test_support::FilesTest;
 
 // ---- dis ------------------------------------------------------------------------
@@ -198,26 +208,19 @@ TEST_F(CliCommands, DecodeThenEncodeGivesCPythonsOutOfBandBytesWhateverTheBuffer
     }
   }
   // Writability of buffers that are not there is a mistake, not a no-op.
-  const CliRun alone = run_cli("decode '" + cases[0].pickle.string() + "' --writable-buffers");
-  EXPECT_EQ(alone.status, 2);
-  expect_one_error_line(alone);
-  EXPECT_NE(alone.err.find("--writable-buffers"), std::string::npos) << alone.err;
+  expect_error("decode '" + cases[0].pickle.string() + "' --writable-buffers", 2,
+               "--writable-buffers");
 }
 
 // ---- bench ----------------------------------------------------------------------
 
 TEST_F(CliCommands, BenchRefusesABadFilterOrCompareFileInOneLine) {
-  const CliRun regex = run_cli("bench --report " + path("r") + " --filter '(['");
-  EXPECT_EQ(regex.status, 2);
-  expect_one_error_line(regex);
-  EXPECT_NE(regex.err.find("not a regular expression"), std::string::npos) << regex.err;
+  expect_error("bench --report " + path("r") + " --filter '(['", 2, "not a regular expression");
 
   const std::string not_bench = write("not-bench.json", R"({"a": 1})");
-  const CliRun compare = run_cli("bench --quick --filter 'memcpy/copy_1KiB/warm' --report " +
-                                 path("r") + " --compare " + not_bench);
-  EXPECT_EQ(compare.status, 1);
-  expect_one_error_line(compare);
-  EXPECT_NE(compare.err.find("is not a bench.json"), std::string::npos) << compare.err;
+  expect_error("bench --quick --filter 'memcpy/copy_1KiB/warm' --report " + path("r") +
+                   " --compare " + not_bench,
+               1, "is not a bench.json");
 
   const CliRun none = run_cli("bench --report " + path("r") + " --filter no-such-benchmark-xyz");
   if (none.err.find("this build has no benchmarks") != std::string::npos) return;
@@ -229,40 +232,16 @@ TEST_F(CliCommands, BenchRefusesABadFilterOrCompareFileInOneLine) {
 // ---- one error format -----------------------------------------------------------
 
 TEST_F(CliCommands, UsageErrorsAreOnePrefixedLine) {
-  const CliRun unknown = run_cli("frobnicate");
-  EXPECT_EQ(unknown.status, 2);
-  expect_one_error_line(unknown);
-  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos) << unknown.err;
-
-  const CliRun none = run_cli("");
-  EXPECT_EQ(none.status, 2);
-  expect_one_error_line(none);
-
-  const CliRun cases = run_cli("run --cases 0");
-  EXPECT_EQ(cases.status, 2);
-  expect_one_error_line(cases);
+  expect_error("frobnicate", 2, "unknown command 'frobnicate'");
+  expect_error("", 2);
+  const CliRun cases = expect_error("run --cases 0", 2, "--cases");
   EXPECT_LT(cases.err.size(), 200u) << cases.err;
-  EXPECT_NE(cases.err.find("--cases"), std::string::npos) << cases.err;
-
-  const CliRun missing_arg = run_cli("decode");
-  EXPECT_EQ(missing_arg.status, 2);
-  expect_one_error_line(missing_arg);
-  EXPECT_NE(missing_arg.err.find("serialcheck decode --help"), std::string::npos)
-      << missing_arg.err;
-
-  const CliRun option = run_cli("dis --frobnicate x");
-  EXPECT_EQ(option.status, 2);
-  expect_one_error_line(option);
-
+  expect_error("decode", 2, "serialcheck decode --help");
+  expect_error("dis --frobnicate x", 2);
   // run's own checks of its arguments, after parsing, in the same format.
-  const CliRun subject = run_cli("run --no-subjects-file --subjects no-such-subject");
-  EXPECT_EQ(subject.status, 2);
-  expect_one_error_line(subject);
-  EXPECT_NE(subject.err.find("unknown subject \"no-such-subject\""), std::string::npos)
-      << subject.err;
-  const CliRun shard = run_cli("run --no-subjects-file --shard 3/2");
-  EXPECT_EQ(shard.status, 2);
-  expect_one_error_line(shard);
+  expect_error("run --no-subjects-file --subjects no-such-subject", 2,
+               "unknown subject \"no-such-subject\"");
+  expect_error("run --no-subjects-file --shard 3/2", 2);
 }
 
 // A module case names a module only the harness defines: no golden user can
@@ -277,11 +256,8 @@ TEST_F(CliCommands, PromoteRefusesAModuleOnlyTheHarnessDefines) {
     "protocol": 0, "options": {"max_protocol": 5, "out_of_band": false},
     "failing_message": null,
     "value": {"module": "sc_mod_0", "class": {"global": ["serialcheck_module_types", "ScModule_0"]}}})");
-  const CliRun r = run_cli("promote --no-subjects-file --golden " + path("golden") + " " + case_file);
-  EXPECT_EQ(r.status, 1) << r.out << r.err;
-  expect_one_error_line(r);
-  EXPECT_NE(r.err.find("module sc_mod_0, which only the harness defines"), std::string::npos)
-      << r.err;
+  expect_error("promote --no-subjects-file --golden " + path("golden") + " " + case_file, 1,
+               "module sc_mod_0, which only the harness defines");
   std::ifstream in(dir_ / "golden" / "MANIFEST.json");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), manifest);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "golden"), fs::directory_iterator{}), 1);
@@ -316,16 +292,9 @@ TEST_F(CliCommands, PromoteRefusesAModuleOnlyTheHarnessDefines) {
 }
 
 TEST_F(CliCommands, InputErrorsSayWhy) {
-  const CliRun missing = run_cli("decode " + path("no-such.pickle"));
-  EXPECT_EQ(missing.status, 1);
-  expect_one_error_line(missing);
-  EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
+  expect_error("decode " + path("no-such.pickle"), 1, "No such file or directory");
 
-  const CliRun missing_case = run_cli("promote " + path("no-such-case.json"));
-  EXPECT_EQ(missing_case.status, 1);
-  expect_one_error_line(missing_case);
-  EXPECT_NE(missing_case.err.find("No such file or directory"), std::string::npos)
-      << missing_case.err;
+  expect_error("promote " + path("no-such-case.json"), 1, "No such file or directory");
 
   const CliRun dir = run_cli("dis '" + dir_.string() + "'");
   EXPECT_EQ(dir.status, 1);
@@ -333,11 +302,8 @@ TEST_F(CliCommands, InputErrorsSayWhy) {
 
   const std::string msg = write("value.json", R"({"list": [1, 2]})");
   ASSERT_EQ(run_cli("encode --message -i " + msg + " -o " + path("msg.bin")).status, 0);
-  const CliRun packed = run_cli("decode " + path("msg.bin"));
-  EXPECT_EQ(packed.status, 1);
-  expect_one_error_line(packed);
-  EXPECT_NE(packed.err.find((dir_ / "msg.bin").string() + " looks like a packed message"), std::string::npos)
-      << packed.err;
+  const CliRun packed = expect_error("decode " + path("msg.bin"), 1,
+                                     (dir_ / "msg.bin").string() + " looks like a packed message");
   EXPECT_NE(packed.err.find("--message"), std::string::npos) << packed.err;
 }
 
@@ -345,9 +311,9 @@ TEST_F(CliCommands, InputErrorsSayWhy) {
 
 TEST_F(CliCommands, ScriptsRunLetsTheCallersOptionsWin) {
   const fs::path build_dir = fs::path(SERIALCHECK_CLI).parent_path().parent_path();
-  const CliRun r = run_shell("SKIP_BUILD=1 BUILD_DIR='" + build_dir.string() + "' '" +
-                             SERIALCHECK_SOURCE_DIR + "/scripts/run' --list --report " +
-                             path("reports"));
+  const CliRun r =
+      run_shell("SKIP_BUILD=1 BUILD_DIR='" + build_dir.string() + "' '" + SERIALCHECK_SOURCE_DIR +
+                "/scripts/run' --list --report " + path("reports"));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
 }
