@@ -1,6 +1,6 @@
 // Negative controls: deliberately broken subjects, each the reference with
 // one bug, and the gate property each one must fail. A property that passes
-// its control could pass anything, so suite/tests/negative_controls_test.cpp
+// its control could pass anything, so suite/tests/harness/props/negative_controls_test.cpp
 // runs every property of the gate on its control, with the property's own
 // case generator, and fails when the property does not catch the bug. The
 // report names the control each property was proven against
