@@ -296,4 +296,18 @@ std::vector<std::unique_ptr<Subject>> make_python_subjects() {
   return subjects;
 }
 
+std::vector<SubjectFactory> python_subject_factories() {
+  std::vector<SubjectFactory> factories;
+  for (const auto& subject : make_python_subjects()) {
+    std::string name = subject->name();
+    factories.push_back({name, [name]() -> std::unique_ptr<Subject> {
+                           for (auto& s : make_python_subjects()) {
+                             if (s->name() == name) return std::move(s);
+                           }
+                           return nullptr;
+                         }});
+  }
+  return factories;
+}
+
 }  // namespace serialcheck

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/props/runner.h"
 #include "harness/python/fixtures.h"
 #include "harness/python/interpreter.h"
 #include "harness/subjects/subject.h"
@@ -69,6 +70,11 @@ class PythonSubject : public Subject {
 
 // All four, available or not (ask unavailable_reason()).
 std::vector<std::unique_ptr<Subject>> make_python_subjects();
+
+// The four as the runner's factories, each making its subject afresh in a
+// worker. Asking their names starts no interpreter, so the calling process
+// stays free of Python.
+std::vector<SubjectFactory> python_subject_factories();
 
 // One at a time. `module` replaces the main module the subject imports
 // ("_pickle", "pickle", "cloudpickle", "distributed.protocol"); tests point

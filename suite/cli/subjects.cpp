@@ -62,17 +62,7 @@ std::vector<SubjectFactory> builtin_subject_factories() {
   std::vector<SubjectFactory> factories;
   factories.push_back({"reference", [] { return std::make_unique<ReferenceSubject>(); }});
 #ifdef SERIALCHECK_HAVE_PYTHON
-  // Making the subject objects starts no interpreter (they start it lazily),
-  // so asking their names here keeps this process free of Python.
-  for (const auto& subject : make_python_subjects()) {
-    std::string name = subject->name();
-    factories.push_back({name, [name]() -> std::unique_ptr<Subject> {
-                           for (auto& s : make_python_subjects()) {
-                             if (s->name() == name) return std::move(s);
-                           }
-                           return nullptr;
-                         }});
-  }
+  for (auto& factory : python_subject_factories()) factories.push_back(std::move(factory));
 #endif
   return factories;
 }
