@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "reference/common/utf8.h"
+
 namespace serialcheck::gen {
 namespace {
 
@@ -47,24 +49,6 @@ struct PyValue {
   PyKind kind = PyKind::Int;
   std::string literal;
 };
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
 
 // Code points that print (written as themselves when `raw`); the rest of
 // the alphabet is always escaped.

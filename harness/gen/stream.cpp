@@ -5,6 +5,7 @@
 
 #include "harness/gen/choice.h"
 #include "harness/gen/value.h"
+#include "reference/common/hex.h"
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
@@ -116,10 +117,7 @@ rc::Gen<Mutation> mutation() {
       });
 }
 
-std::string hex_byte(std::uint8_t b) {
-  const char* digits = "0123456789abcdef";
-  return {digits[b >> 4], digits[b & 15]};
-}
+std::string hex_byte(std::uint8_t b) { return hex_encode(std::string(1, static_cast<char>(b))); }
 
 // Applies `m`, appending a description of it to `log`.
 void apply(std::string& s, const Mutation& m, std::string& log) {

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "reference/common/hex.h"
 #include "reference/frames/header_json.h"
 #include "reference/value/json.h"
 
@@ -36,35 +37,9 @@ std::string optional_string(const nlohmann::json& j, const char* name) {
 
 }  // namespace
 
-std::string to_hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
+std::string to_hex(std::string_view bytes) { return hex_encode(bytes); }
 
-std::optional<std::string> from_hex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  out.reserve(hex.size() / 2);
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    int hi = digit(hex[i]);
-    int lo = digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return out;
-}
+std::optional<std::string> from_hex(std::string_view hex) { return hex_decode(hex); }
 
 void showValue(const TestCase& c, std::ostream& os) {
   os << case_to_json(c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -3,7 +3,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+
+#include "reference/common/hex.h"
 
 namespace serialcheck {
 namespace {
@@ -11,34 +14,13 @@ namespace {
 using json = nlohmann::json;
 
 std::string hex_of(const json::binary_t& bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (std::uint8_t b : bytes) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
-  return out;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  return hex_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 std::optional<json::binary_t::container_type> bytes_of_hex(const std::string& hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  json::binary_t::container_type out;
-  out.reserve(hex.size() / 2);
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = hex_digit(hex[i]);
-    const int lo = hex_digit(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<std::uint8_t>(hi * 16 + lo));
-  }
-  return out;
+  auto bytes = hex_decode(hex);
+  if (!bytes) return std::nullopt;
+  return json::binary_t::container_type(bytes->begin(), bytes->end());
 }
 
 // The subtype member of a binary form: absent or null (none) or an unsigned
