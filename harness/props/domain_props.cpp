@@ -141,7 +141,7 @@ Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
   if (r.back == nullptr) return r.failed;
   // A list of modules, or (shrunk) one module.
   auto modules_of = [](const Node* v) {
-    return v->kind == Kind::List ? v->items : std::vector<Node*>{const_cast<Node*>(v)};
+    return v->kind == Kind::List ? std::vector<Node*>(v->items.begin(), v->items.end()) : std::vector<Node*>{const_cast<Node*>(v)};
   };
   const std::vector<Node*> want = modules_of(c.value);
   const std::vector<Node*> got = modules_of(r.back);

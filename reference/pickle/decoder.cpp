@@ -567,7 +567,7 @@ class Decoder {
         getter.args->items[1]->kind != Kind::Str || getter.args->items[1]->payload() != "__new__") {
       return nullptr;
     }
-    const std::vector<Node*>& call_args = state->items[1]->items;
+    const NodeList& call_args = state->items[1]->items;
     Node* cls = call_args[0];
     Node* rest = graph_.tuple(std::vector<Node*>(call_args.begin() + 1, call_args.end()));
     Node* ex_args = graph_.tuple({cls, rest, state->items[2]});

@@ -197,7 +197,7 @@ class Describer {
   bool full() const { return out_.size() >= max_; }
   void ellipsis() { out_ += "..."; }
 
-  void seq(const std::vector<Node*>& items, std::string_view open, std::string_view close,
+  void seq(const NodeList& items, std::string_view open, std::string_view close,
            int depth) {
     out_ += open;
     for (std::size_t i = 0; i < items.size(); ++i) {

@@ -118,7 +118,7 @@ std::optional<TensorForm> parse_call(const Node& n) {
   }
   if ((o.state == nullptr) != (o.state_setter == nullptr)) return std::nullopt;
   if (o.state_setter != nullptr && !is_grad_setter(o.state_setter)) return std::nullopt;
-  const std::vector<Node*>& a = o.args->items;
+  const NodeList& a = o.args->items;
   // backward_hooks: torch always writes an empty OrderedDict.
   if (!call_of(a[5], "collections", "OrderedDict", 0)) return std::nullopt;
   if (a[4] == nullptr || a[4]->kind != Kind::Bool) return std::nullopt;
@@ -435,7 +435,7 @@ std::optional<LegacyStorage> parse_legacy_storage_stream(std::string_view bytes)
   if (pers == nullptr || pers->kind != Kind::PersId || pers->items.size() != 1) return std::nullopt;
   const Node* pid = pers->items[0];
   if (pid->kind != Kind::Tuple || pid->items.size() != 6) return std::nullopt;
-  const std::vector<Node*>& f = pid->items;
+  const NodeList& f = pid->items;
   std::int64_t numel = 0;
   if (!is_str(f[0], "storage") || f[1]->kind != Kind::Global || f[1]->payload() != "torch" ||
       f[2]->kind != Kind::Str || f[3]->kind != Kind::Str || !small_int(f[4], numel) || numel < 0 ||

@@ -84,7 +84,7 @@ class Writer {
   }
 
   // Pushes items so they are written in order, separated by commas.
-  void push_items(const std::vector<Node*>& items) {
+  void push_items(const NodeList& items) {
     for (std::size_t i = items.size(); i-- > 0;) {
       push_value(items[i]);
       if (i != 0) push_text(",");

@@ -95,74 +95,28 @@ void Graph::recycle_chunks() noexcept {
   }
 }
 
-namespace {
-
-// Item arrays of destroyed nodes, kept by a thread for its next graphs, by
-// capacity: bucket b holds empty arrays of capacity 2**b (1 to 256 items),
-// at most 4096 items' worth per bucket (about 288 KiB in all). Decoding
-// many small containers would otherwise allocate and free an array for each.
-// Like the chunk cache, a graph destroyed after the cache (a static one)
-// frees its arrays itself.
-struct ItemsCache {
-  static constexpr int kBuckets = 9;
-  static constexpr std::size_t kSlots = 128;
-  static constexpr std::size_t keep(int bucket) {
-    return std::min<std::size_t>(kSlots, std::size_t{4096} >> bucket);
-  }
-  std::vector<Node*> slots[kBuckets][kSlots];
-  std::size_t count[kBuckets] = {};
-  ~ItemsCache();
-};
-
-thread_local bool items_cache_gone = false;
-
-ItemsCache::~ItemsCache() { items_cache_gone = true; }
-
-}  // namespace
-
-struct Graph::ItemsCacheAccess {
-  static ItemsCache* get() {
-    if (items_cache_gone) return nullptr;
-    thread_local ItemsCache cache;
-    return &cache;
-  }
-};
-
 void Graph::append_items(Node* n, Node* const* first, std::size_t count) {
-  std::vector<Node*>& items = n->items;
-  if (items.capacity() < count && items.empty()) {
-    const int bucket = static_cast<int>(std::bit_width(count - 1));  // ceil(log2(count))
-    if (bucket < ItemsCache::kBuckets) {
-      ItemsCache* cache = ItemsCacheAccess::get();
-      if (cache != nullptr && cache->count[bucket] > 0) {
-        // The cached array is empty, of capacity 2**bucket >= count.
-        items.swap(cache->slots[bucket][--cache->count[bucket]]);
-      } else {
-        items.reserve(std::size_t{1} << bucket);
-      }
-    }
+  NodeList& items = n->items;
+  const std::size_t size = items.size();
+  if (count > items.capacity() - size) {
+    if (count > NodeList::kMaxSize - size) throw std::length_error("a container of more than 2**31 - 1 items");
+    const std::size_t room = size == 0 ? count : std::min(std::max(size + count, 2 * size), NodeList::kMaxSize);
+    Node** span = arena_.pointers(room);
+    if (size != 0) std::memcpy(span, items.data(), size * sizeof(Node*));
+    items.adopt_span(span, room);
   }
-  items.insert(items.end(), first, first + count);
+  if (count != 0) std::memcpy(items.data() + size, first, count * sizeof(Node*));
+  items.set_size(size + count);
 }
 
 void Graph::destroy() noexcept {
-  ItemsCache* cache = size_ > 0 ? ItemsCacheAccess::get() : nullptr;
   // Chunk by chunk: the nodes made are the first size_ slots.
   for (std::size_t c = 0, left = size_; left > 0; ++c) {
     const std::size_t used = std::min(left, kChunkNodes);
     left -= used;
     Node* const first = &chunks_[c]->at(0);
     for (Node* n = first; n != first + used; ++n) {
-      const std::size_t capacity = n->items.capacity();
-      if (capacity != 0 && cache != nullptr && (capacity & (capacity - 1)) == 0) {
-        const int bucket = std::countr_zero(capacity);
-        if (bucket < ItemsCache::kBuckets && cache->count[bucket] < ItemsCache::keep(bucket)) {
-          n->items.clear();
-          cache->slots[bucket][cache->count[bucket]++] = std::move(n->items);
-        }
-      }
-      // Back at rest for make() (see kChunkNodes): most nodes already are,
-      // once their item array is handed back.
+      // Back at rest for make() (see kChunkNodes): most nodes already are.
       if (!n->at_rest()) [[unlikely]] {
         n->~Node();
         new (n) Node(Kind::None);
@@ -186,15 +140,80 @@ Node* Graph::integer_le(std::string_view twos_le) {
   return n;
 }
 
+namespace {
+
+// Standard arena blocks kept by a thread for its next graphs (as the chunk
+// cache keeps node chunks): at most kKeep, 32 KiB in all.
+struct BlockCache {
+  static constexpr std::size_t kKeep = 8;
+  void* slots[kKeep] = {};
+  std::size_t count = 0;
+  ~BlockCache() {
+    for (std::size_t i = 0; i < count; ++i) ::operator delete(slots[i]);
+    block_cache_gone = true;
+  }
+  static thread_local bool block_cache_gone;
+};
+thread_local bool BlockCache::block_cache_gone = false;
+
+}  // namespace
+
+struct Graph::Arena::BlockCacheAccess {
+  static BlockCache* get() {
+    if (BlockCache::block_cache_gone) return nullptr;
+    thread_local BlockCache cache;
+    return &cache;
+  }
+};
+
+char* Graph::Arena::add_block(std::size_t bytes) {
+  void* memory = nullptr;
+  if (bytes == kArenaBlock) {
+    BlockCache* cache = BlockCacheAccess::get();
+    if (cache != nullptr && cache->count > 0) memory = cache->slots[--cache->count];
+  }
+  if (memory == nullptr) memory = ::operator new(sizeof(Block) + bytes);
+  auto* block = static_cast<Block*>(memory);
+  block->next = head_;
+  block->size = bytes;
+  head_ = block;
+  return reinterpret_cast<char*>(block + 1);
+}
+
+void Graph::Arena::release() noexcept {
+  BlockCache* cache = head_ != nullptr ? BlockCacheAccess::get() : nullptr;
+  while (head_ != nullptr) {
+    Block* block = head_;
+    head_ = block->next;
+    if (block->size == kArenaBlock && cache != nullptr && cache->count < BlockCache::kKeep) {
+      cache->slots[cache->count++] = block;
+    } else {
+      ::operator delete(block);
+    }
+  }
+  next_ = end_ = nullptr;
+}
+
+std::size_t Graph::Arena::bytes_held() const {
+  std::size_t total = 0;
+  for (const Block* b = head_; b != nullptr; b = b->next) total += sizeof(Block) + b->size;
+  return total;
+}
+
+Node** Graph::Arena::pointers_slow(std::size_t bytes) {
+  if (bytes > kArenaBlock / 4) return reinterpret_cast<Node**>(add_block(bytes));  // its own
+  char* p = add_block(kArenaBlock);
+  next_ = p + bytes;
+  end_ = p + kArenaBlock;
+  return reinterpret_cast<Node**>(p);
+}
+
 std::string_view Graph::Arena::copy_slow(std::string_view bytes) {
   char* p;
   if (bytes.size() > kArenaBlock / 4) {
-    // A large payload gets a block of its own; the open block stays open.
-    blocks_.emplace_back(new char[bytes.size()]);
-    p = blocks_.back().get();
+    p = add_block(bytes.size());  // a block of its own; the open block stays open
   } else {
-    blocks_.emplace_back(new char[kArenaBlock]);
-    p = blocks_.back().get();
+    p = add_block(kArenaBlock);
     next_ = p + bytes.size();
     end_ = p + kArenaBlock;
   }
@@ -207,10 +226,6 @@ Node* with_payload(Node* n, std::string bytes) {
   n->set_owned(std::move(bytes));
   return n;
 }
-Node* with_items(Node* n, std::vector<Node*> items) {
-  n->items = std::move(items);
-  return n;
-}
 }  // namespace
 
 Node* Graph::str(std::string s) { return with_payload(make(Kind::Str), std::move(s)); }
@@ -219,12 +234,10 @@ Node* Graph::bytearray(std::string data) {
   return with_payload(make(Kind::ByteArray), std::move(data));
 }
 
-Node* Graph::list(std::vector<Node*> items) { return with_items(make(Kind::List), std::move(items)); }
-Node* Graph::tuple(std::vector<Node*> items) { return with_items(make(Kind::Tuple), std::move(items)); }
-Node* Graph::dict(std::vector<Node*> kv) { return with_items(make(Kind::Dict), std::move(kv)); }
-Node* Graph::set(std::vector<Node*> items) { return with_items(make(Kind::Set), std::move(items)); }
-Node* Graph::frozenset(std::vector<Node*> items) {
-  return with_items(make(Kind::FrozenSet), std::move(items));
+Node* Graph::container(Kind kind, Node* const* items, std::size_t count) {
+  Node* n = make(kind);
+  if (count != 0) append_items(n, items, count);
+  return n;
 }
 
 Node* Graph::global(std::string module, std::string qualname) {
@@ -241,7 +254,7 @@ Node* Graph::object(Node* callable, Node* args) {
   return n;
 }
 
-Node* Graph::persid(Node* pid) { return with_items(make(Kind::PersId), {pid}); }
+Node* Graph::persid(Node* pid) { return container(Kind::PersId, &pid, 1); }
 
 Node* Graph::pickle_buffer(std::string data, bool readonly) {
   Node* n = with_payload(make(Kind::PickleBuffer), std::move(data));

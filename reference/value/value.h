@@ -10,12 +10,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "reference/value/node_list.h"
 
 namespace serialcheck {
 
@@ -196,7 +199,7 @@ struct Node {
   // key1, value1, ... in insertion order. PersId: one item, the pid.
   // Module: empty, or one Global naming its types.ModuleType subclass (used
   // to materialize it; pickle carries only the import name).
-  std::vector<Node*> items;
+  NodeList items;
 
   // Str: UTF-8 with lone surrogates encoded as 3-byte sequences (Python's
   // "surrogatepass"), exactly the bytes pickle writes. Bytes, ByteArray,
@@ -243,7 +246,7 @@ struct Node {
     const std::uintptr_t held =
         reinterpret_cast<std::uintptr_t>(obj.get()) |
         reinterpret_cast<std::uintptr_t>(array.get()) |
-        reinterpret_cast<std::uintptr_t>(device.get()) | items.capacity() | name.size() |
+        reinterpret_cast<std::uintptr_t>(device.get()) | items.owns_heap() | name.size() |
         owned_.size() | (name.capacity() ^ kEmptyCapacity) | (owned_.capacity() ^ kEmptyCapacity);
     return held == 0;
   }
@@ -256,6 +259,7 @@ struct Node {
     small = 0;
     f = 0.0;
     view_ = {};
+    items.forget_span();  // at rest: a span of the graph's arena at most
   }
 };
 
@@ -353,11 +357,23 @@ class Graph {
     return n;
   }
   Node* bytearray(std::string data);
-  Node* list(std::vector<Node*> items = {});
-  Node* tuple(std::vector<Node*> items = {});
-  Node* dict(std::vector<Node*> interleaved = {});
-  Node* set(std::vector<Node*> items = {});
-  Node* frozenset(std::vector<Node*> items = {});
+  // Containers, their items in the graph's arena (see append_items). Dict
+  // items are interleaved: key0, value0, key1, value1...
+  Node* container(Kind kind, Node* const* items, std::size_t count);
+#define SERIALCHECK_CONTAINER_BUILDER(name, kind)                                       \
+  Node* name(std::initializer_list<Node*> items = {}) {                                 \
+    return container(kind, items.begin(), items.size());                                \
+  }                                                                                     \
+  Node* name(const std::vector<Node*>& items) {                                         \
+    return container(kind, items.data(), items.size());                                 \
+  }                                                                                     \
+  Node* name(const NodeList& items) { return container(kind, items.data(), items.size()); }
+  SERIALCHECK_CONTAINER_BUILDER(list, Kind::List)
+  SERIALCHECK_CONTAINER_BUILDER(tuple, Kind::Tuple)
+  SERIALCHECK_CONTAINER_BUILDER(dict, Kind::Dict)
+  SERIALCHECK_CONTAINER_BUILDER(set, Kind::Set)
+  SERIALCHECK_CONTAINER_BUILDER(frozenset, Kind::FrozenSet)
+#undef SERIALCHECK_CONTAINER_BUILDER
   Node* global(std::string module, std::string qualname);
   Node* object(Node* callable, Node* args);
   Node* persid(Node* pid);
@@ -369,10 +385,10 @@ class Graph {
   Node* module(std::string import_name, Node* subclass = nullptr);
   Node* device_buffer(std::shared_ptr<device::Buffer> buffer);
 
-  // Appends `count` items to container node `n`. A node with no items yet
-  // gets its array from the thread's recycled item arrays (destroy() hands
-  // them back), sized to the next power of two up to 256 items, rather than
-  // a fresh allocation: what the decoder uses for every container.
+  // Appends `count` items to container node `n`, in a span of the graph's
+  // arena (see NodeList): the first append takes exactly `count` slots,
+  // and a later one that does not fit moves the items to a span twice as
+  // large. What the decoder and the builders above use for every container.
   void append_items(Node* n, Node* const* first, std::size_t count);
 
   std::size_t size() const { return size_; }
@@ -405,13 +421,15 @@ class Graph {
   // allocate and free a 5 KiB chunk every time.
   void recycle_chunks() noexcept;
   struct ChunkCacheAccess;
-  // Destroys the nodes, handing their item arrays to the thread's cache of
-  // them (append_items takes from it).
+  // Destroys the nodes that own memory of their own (Node::at_rest); the
+  // arena's spans and payloads go with the arena.
   void destroy() noexcept;
-  struct ItemsCacheAccess;
 
-  // Payload bytes: blocks of at least kArenaBlock bytes, filled in order; a
-  // payload larger than a block gets a block of its own.
+  // Payload bytes and item spans: blocks of kArenaBlock bytes, filled in
+  // order; a payload larger than a quarter block gets a block of its own.
+  // The blocks form a list through a header at the start of each; the
+  // standard ones go back to a small per-thread cache when the arena is
+  // destroyed, so a decode of a small pickle allocates nothing for them.
   class Arena {
    public:
     static constexpr std::size_t kArenaBlock = 4096;
@@ -421,20 +439,19 @@ class Graph {
     // The blocks move with their bytes; the source is left empty, with no
     // open block, so copying into it again starts a block of its own.
     Arena(Arena&& other) noexcept
-        : blocks_(std::move(other.blocks_)),
+        : head_(std::exchange(other.head_, nullptr)),
           next_(std::exchange(other.next_, nullptr)),
-          end_(std::exchange(other.end_, nullptr)) {
-      other.blocks_.clear();
-    }
+          end_(std::exchange(other.end_, nullptr)) {}
     Arena& operator=(Arena&& other) noexcept {
       if (this != &other) {
-        blocks_ = std::move(other.blocks_);
+        release();
+        head_ = std::exchange(other.head_, nullptr);
         next_ = std::exchange(other.next_, nullptr);
         end_ = std::exchange(other.end_, nullptr);
-        other.blocks_.clear();
       }
       return *this;
     }
+    ~Arena() { release(); }
     [[gnu::always_inline]] std::string_view copy(std::string_view bytes) {
       const std::size_t n = bytes.size();
       if (n == 0) return {};
@@ -445,9 +462,36 @@ class Graph {
       return {p, n};
     }
 
+    // Room for `n` node pointers, aligned for them; never moves.
+    [[gnu::always_inline]] Node** pointers(std::size_t n) {
+      const std::size_t bytes = n * sizeof(Node*);
+      auto at = reinterpret_cast<std::uintptr_t>(next_);
+      at = (at + alignof(Node*) - 1) & ~std::uintptr_t{alignof(Node*) - 1};
+      if (next_ == nullptr || bytes > reinterpret_cast<std::uintptr_t>(end_) - at) [[unlikely]] {
+        return pointers_slow(bytes);
+      }
+      next_ = reinterpret_cast<char*>(at + bytes);
+      return reinterpret_cast<Node**>(at);
+    }
+
+    // Bytes held in blocks (for memory reports).
+    std::size_t bytes_held() const;
+
    private:
+    // Each block starts with this header; its bytes follow, aligned for
+    // any fundamental type.
+    struct alignas(std::max_align_t) Block {
+      Block* next;
+      std::size_t size;  // bytes after the header
+    };
+    struct BlockCacheAccess;
+    // A block with room for `bytes` (its payload), linked in; the open
+    // block (next_/end_) is left as it is.
+    char* add_block(std::size_t bytes);
     std::string_view copy_slow(std::string_view bytes);
-    std::vector<std::unique_ptr<char[]>> blocks_;
+    Node** pointers_slow(std::size_t bytes);
+    void release() noexcept;
+    Block* head_ = nullptr;
     char* next_ = nullptr;
     char* end_ = nullptr;
   };

@@ -200,7 +200,7 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
 
 // Items [i, stop) of a sequence: writes the leading run of atoms, as far
 // as the room allows, and returns the index of the first item not written.
-[[gnu::always_inline]] inline std::size_t Encoder::atom_run(const std::vector<Node*>& v,
+[[gnu::always_inline]] inline std::size_t Encoder::atom_run(const NodeList& v,
                                                             std::size_t i, std::size_t stop) {
   if (!maybe_atom(v[i])) return i;  // decided before the room is worked out
   const std::size_t k = std::min(stop - i, atom_room());
@@ -213,7 +213,7 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
 // The same over dict entries [i, stop): key0, value0, key1... A run stops
 // before an entry whose key or value is not an atom, having written
 // neither.
-[[gnu::always_inline]] inline std::size_t Encoder::atom_pair_run(const std::vector<Node*>& v,
+[[gnu::always_inline]] inline std::size_t Encoder::atom_pair_run(const NodeList& v,
                                                                  std::size_t i, std::size_t stop) {
   if (!maybe_atom(v[2 * i]) || !maybe_atom(v[2 * i + 1])) return i;
   const std::size_t k = std::min(stop - i, atom_room() / 2);

@@ -90,13 +90,13 @@ struct Task {
 using Entry = std::pair<const Node*, const Node*>;
 
 struct SeqView {
-  const std::vector<Node*>& v;
+  const NodeList& v;
   std::size_t size() const { return v.size(); }
   const Node* at(std::size_t i) const { return v[i]; }
 };
 
 struct InterleavedView {  // Dict items: key0, value0, key1, value1...
-  const std::vector<Node*>& v;
+  const NodeList& v;
   std::size_t size() const { return v.size() / 2; }
   Entry at(std::size_t i) const { return {v[2 * i], v[2 * i + 1]}; }
 };
@@ -209,9 +209,9 @@ class Encoder : private PickleWriter {
   [[gnu::noinline]] static inline RunEnd write_atoms(char* c, Node* const* p, Node* const* last);
   [[gnu::noinline]] static inline RunEnd write_atom_pairs(char* c, Node* const* p,
                                                           Node* const* last);
-  [[gnu::always_inline]] inline std::size_t atom_run(const std::vector<Node*>& v, std::size_t i,
+  [[gnu::always_inline]] inline std::size_t atom_run(const NodeList& v, std::size_t i,
                                                      std::size_t stop);
-  [[gnu::always_inline]] inline std::size_t atom_pair_run(const std::vector<Node*>& v,
+  [[gnu::always_inline]] inline std::size_t atom_pair_run(const NodeList& v,
                                                           std::size_t i, std::size_t stop);
   [[gnu::always_inline]] inline std::size_t run_of_atoms(SeqView view, std::size_t i,
                                                          std::size_t stop);

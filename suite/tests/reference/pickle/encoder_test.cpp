@@ -198,8 +198,8 @@ const std::map<std::string, Builder>& builders() {
         }
         return b.D(kv);
       };
-      c["set_" + std::to_string(n)] = [n](B& b) { return b.S(b.ints(n)->items); };
-      c["frozenset_" + std::to_string(n)] = [n](B& b) { return b.FS(b.ints(n)->items); };
+      c["set_" + std::to_string(n)] = [n](B& b) { return b.g.set(b.ints(n)->items); };
+      c["frozenset_" + std::to_string(n)] = [n](B& b) { return b.g.frozenset(b.ints(n)->items); };
     }
     c["shared_sub"] = [](B& b) {
       Node* a = b.L({b.i(1)});
