@@ -135,8 +135,9 @@ class NodeList {
   iterator insert(const_iterator pos, It first, It last) {
     const std::size_t at = static_cast<std::size_t>(pos - data_);
     std::vector<Node*> add(first, last);  // may alias this list: copied first
+    if (add.empty()) return data_ + at;
     reserve(std::size_t{size_} + add.size());
-    std::memmove(data_ + at + add.size(), data_ + at, (size_ - at) * sizeof(Node*));
+    if (at != size_) std::memmove(data_ + at + add.size(), data_ + at, (size_ - at) * sizeof(Node*));
     std::copy(add.begin(), add.end(), data_ + at);
     size_ += static_cast<std::uint32_t>(add.size());
     return data_ + at;
@@ -145,7 +146,10 @@ class NodeList {
   iterator erase(const_iterator first, const_iterator last) {
     const std::size_t at = static_cast<std::size_t>(first - data_);
     const std::size_t gone = static_cast<std::size_t>(last - first);
-    std::memmove(data_ + at, data_ + at + gone, (size_ - at - gone) * sizeof(Node*));
+    if (gone == 0) return data_ + at;
+    if (at + gone != size_) {
+      std::memmove(data_ + at, data_ + at + gone, (size_ - at - gone) * sizeof(Node*));
+    }
     size_ -= static_cast<std::uint32_t>(gone);
     return data_ + at;
   }

@@ -143,7 +143,7 @@ Node* Graph::integer_le(std::string_view twos_le) {
 namespace {
 
 // Standard arena blocks kept by a thread for its next graphs (as the chunk
-// cache keeps node chunks): at most kKeep, 32 KiB in all.
+// cache keeps node chunks): at most kKeep, 128 KiB in all.
 struct BlockCache {
   static constexpr std::size_t kKeep = 8;
   void* slots[kKeep] = {};

@@ -392,6 +392,11 @@ class Graph {
   void append_items(Node* n, Node* const* first, std::size_t count);
 
   std::size_t size() const { return size_; }
+  // Bytes the graph holds in its node chunks and its arena (payloads and
+  // item spans). Not counted: the heap parts of the rare kinds (an object's
+  // reduce parts, an array's parts, a device buffer) and the payloads and
+  // item lists of nodes edited by hand.
+  std::size_t bytes_held() const { return chunks_.size() * sizeof(Chunk) + arena_.bytes_held(); }
   // Copies `bytes` into memory the graph owns and frees with its nodes; the
   // copy never moves. For payloads set with Node::set_graph_owned.
   std::string_view copy_payload(std::string_view bytes) { return arena_.copy(bytes); }
@@ -432,7 +437,7 @@ class Graph {
   // destroyed, so a decode of a small pickle allocates nothing for them.
   class Arena {
    public:
-    static constexpr std::size_t kArenaBlock = 4096;
+    static constexpr std::size_t kArenaBlock = 16384;
     Arena() = default;
     Arena(const Arena&) = delete;
     Arena& operator=(const Arena&) = delete;
@@ -467,7 +472,8 @@ class Graph {
       const std::size_t bytes = n * sizeof(Node*);
       auto at = reinterpret_cast<std::uintptr_t>(next_);
       at = (at + alignof(Node*) - 1) & ~std::uintptr_t{alignof(Node*) - 1};
-      if (next_ == nullptr || bytes > reinterpret_cast<std::uintptr_t>(end_) - at) [[unlikely]] {
+      const auto end = reinterpret_cast<std::uintptr_t>(end_);
+      if (next_ == nullptr || at > end || bytes > end - at) [[unlikely]] {
         return pointers_slow(bytes);
       }
       next_ = reinterpret_cast<char*>(at + bytes);

@@ -1,5 +1,10 @@
 // `serialcheck dis`, `decode` and `encode`: the reference codec from the shell.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
 
 #include <cstdio>
 #include <filesystem>
@@ -363,6 +368,39 @@ void add_dis(CLI::App& app, Action& action) {
   });
 }
 
+// The process's resident memory now, from /proc/self/statm (0 where that
+// cannot be read).
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t total_pages = 0, resident_pages = 0;
+  if (!(statm >> total_pages >> resident_pages)) return 0;
+  return resident_pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// `decode --stats`: one JSON object. The graph's bytes are its node chunks
+// and arena (payloads and item spans); peak_rss is the process's high-water
+// mark, and peak_growth that mark less what was resident just before
+// decoding (the input already read): what decoding added at its peak.
+std::string decode_stats(std::size_t input_bytes, const Graph& graph, double seconds,
+                         std::size_t rss_before) {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const std::size_t peak = static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  const std::size_t held = graph.bytes_held();
+  nlohmann::json j;
+  j["input_bytes"] = input_bytes;
+  j["nodes"] = graph.size();
+  j["node_size"] = sizeof(Node);
+  j["graph_bytes"] = held;
+  j["graph_bytes_per_node"] =
+      graph.size() == 0 ? 0.0 : static_cast<double>(held) / static_cast<double>(graph.size());
+  j["decode_seconds"] = seconds;
+  j["rss_before_bytes"] = rss_before;
+  j["peak_rss_bytes"] = peak;
+  j["peak_growth_bytes"] = peak > rss_before ? peak - rss_before : 0;
+  return j.dump();
+}
+
 void add_decode(CLI::App& app, Action& action) {
   auto* cmd =
       app.add_subcommand("decode", "Decode a pickle to canonical JSON (docs/value-json.md)");
@@ -372,6 +410,7 @@ void add_decode(CLI::App& app, Action& action) {
     bool writable_buffers = false;
     int max_protocol = pickle::kHighestProtocol;
     bool pretty = false;
+    bool stats = false;
     pickle::Limits limits;
     bool message = false;
     std::vector<std::string> allow;
@@ -398,7 +437,12 @@ void add_decode(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--max-protocol", o->max_protocol, "Act as a loader that knows protocols up to N")
       ->check(CLI::Range(0, pickle::kHighestProtocol));
-  cmd->add_flag("--pretty", o->pretty, "Indent the JSON");
+  auto* pretty_flag = cmd->add_flag("--pretty", o->pretty, "Indent the JSON");
+  cmd->add_flag("--stats", o->stats,
+                "Print what decoding cost instead of the value: nodes, the graph's bytes, "
+                "seconds and the process's resident memory (docs/perf.md, \"Memory\")")
+      ->excludes(pretty_flag)
+      ->excludes(message_flag);
   add_limit_options(cmd, o->limits);
   cmd->footer(
       "A buffer's \"readonly\" (an array's \"writeable\") is what the stream says;\n"
@@ -428,8 +472,15 @@ void add_decode(CLI::App& app, Action& action) {
       options.limits = o->limits;
       Graph graph;
       try {
+        const std::size_t rss_before = o->stats ? resident_bytes() : 0;
+        const auto start = std::chrono::steady_clock::now();
         auto result = pickle::decode(as_bytes(data), graph, options);
-        std::cout << to_json(result.root, o->pretty) << "\n";
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        if (o->stats) {
+          std::cout << decode_stats(data.size(), graph, took.count(), rss_before) << "\n";
+        } else {
+          std::cout << to_json(result.root, o->pretty) << "\n";
+        }
       } catch (const pickle::PickleError& e) {
         // A packed message starts with its frame count (a u64), so the
         // decoder sees a small byte where PROTO belongs: name the flag.
