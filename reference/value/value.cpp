@@ -221,12 +221,14 @@ std::string_view Graph::Arena::copy_slow(std::string_view bytes) {
   return {p, bytes.size()};
 }
 
-namespace {
-Node* with_payload(Node* n, std::string bytes) {
-  n->set_owned(std::move(bytes));
+Node* Graph::with_payload(Node* n, std::string bytes) {
+  if (bytes.size() <= kArenaPayloadMax) {
+    n->set_graph_owned(arena_.copy(bytes));
+  } else {
+    n->set_owned(std::move(bytes));  // moved, not copied
+  }
   return n;
 }
-}  // namespace
 
 Node* Graph::str(std::string s) { return with_payload(make(Kind::Str), std::move(s)); }
 Node* Graph::bytes(std::string data) { return with_payload(make(Kind::Bytes), std::move(data)); }

@@ -206,14 +206,18 @@ struct Node {
   // PickleBuffer: the raw bytes. Global: the module name. Int (big): see above.
   std::string_view payload() const { return view_; }
   void set_owned(std::string bytes) {
-    owned_ = std::move(bytes);
-    view_ = owned_;
+    if (owned_ == nullptr) {
+      owned_ = std::make_unique<std::string>(std::move(bytes));
+    } else {
+      *owned_ = std::move(bytes);
+    }
+    view_ = *owned_;
     borrowed_ = false;
   }
   // Points at memory the caller keeps alive for the life of the graph
   // (an input buffer, an out-of-band frame): no copy is made.
   void set_borrowed(const void* data, std::size_t size) {
-    owned_.clear();
+    owned_.reset();
     view_ = std::string_view(static_cast<const char*>(data), size);
     borrowed_ = true;
   }
@@ -221,7 +225,7 @@ struct Node {
   // Points at bytes the node's Graph owns (its payload arena, see
   // Graph::copy_payload): owned by the value, not borrowed.
   void set_graph_owned(std::string_view bytes) {
-    owned_.clear();
+    owned_.reset();
     view_ = bytes;
     borrowed_ = false;
   }
@@ -234,7 +238,10 @@ struct Node {
 
  private:
   friend class Graph;  // recycles nodes; sets view_ of those it makes with arena payloads
-  std::string owned_;
+  // Bytes set with set_owned (a node built by hand). A pointer, not a
+  // string in the node: most nodes' payloads are in the graph's arena, and a
+  // node at rest is then tested with one load here instead of two.
+  std::unique_ptr<std::string> owned_;
 
   // Graph's recycling (see Graph::make). A node "at rest" holds nothing its
   // destructor would free, and its fields past the first cache line are a
@@ -246,8 +253,9 @@ struct Node {
     const std::uintptr_t held =
         reinterpret_cast<std::uintptr_t>(obj.get()) |
         reinterpret_cast<std::uintptr_t>(array.get()) |
-        reinterpret_cast<std::uintptr_t>(device.get()) | items.owns_heap() | name.size() |
-        owned_.size() | (name.capacity() ^ kEmptyCapacity) | (owned_.capacity() ^ kEmptyCapacity);
+        reinterpret_cast<std::uintptr_t>(device.get()) |
+        reinterpret_cast<std::uintptr_t>(owned_.get()) | items.owns_heap() | name.size() |
+        (name.capacity() ^ kEmptyCapacity);
     return held == 0;
   }
   void reset(Kind k) {
@@ -421,6 +429,10 @@ class Graph {
     }
   };
   void add_chunk();
+  // A builder's payload: copied into the arena up to kArenaPayloadMax bytes
+  // (no allocation of its own), moved into the node beyond.
+  static constexpr std::size_t kArenaPayloadMax = 1024;
+  Node* with_payload(Node* n, std::string bytes);
   // Hands the (now empty) chunks to this thread's small cache, which
   // add_chunk() takes from: a decode of a small pickle would otherwise
   // allocate and free a 5 KiB chunk every time.
