@@ -118,8 +118,8 @@ struct DecodeResult {
 // may be freed after. Throws PickleError (with byte offset) on any malformed
 // input. Each thread keeps up to four sets of working memory (object stack,
 // mark stack, memo; none grown past 64Ki entries) between calls; the graph's
-// node chunks and item arrays come from, and return to, the thread's caches
-// of them (see Graph).
+// node chunks and arena blocks (payloads and item spans) come from, and
+// return to, the thread's caches of them (see Graph).
 DecodeResult decode(std::span<const std::uint8_t> data, Graph& graph,
                     const DecodeOptions& options = {});
 
