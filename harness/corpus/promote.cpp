@@ -101,7 +101,7 @@ std::string layout(const nlohmann::ordered_json& j, std::size_t indent, std::siz
 void refuse_harness_only_modules(const CaseRecord& record) {
   for (const Node* n : reachable(record.test.value)) {
     std::string_view module;
-    if (n->kind == Kind::Module) module = n->name;
+    if (n->kind == Kind::Module) module = n->name();
     if (n->kind == Kind::Global) module = n->payload();
     if (!module.empty() && gen::harness_only_module(module)) {
       throw PromoteError("the value names module " + std::string(module) +

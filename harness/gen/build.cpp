@@ -228,17 +228,17 @@ class Builder {
       Node* state = build(p.state.front(), false);
       // BUILD is written only for a state that is not None.
       if (state->kind != Kind::None) {
-        obj->obj->state = state;
+        obj->obj()->state = state;
         if (!p.setter_module.empty()) {
-          obj->obj->state_setter = global(p.setter_module, p.setter_name);
+          obj->obj()->state_setter = global(p.setter_module, p.setter_name);
         }
       }
     }
-    for (const Plan& item : p.listitems) obj->obj->listitems.push_back(build(item, false));
+    for (const Plan& item : p.listitems) obj->obj()->listitems.push_back(build(item, false));
     for (std::size_t i = 0; i + 1 < p.dictitems.size(); i += 2) {
       Node* k = build(p.dictitems[i], true);
       Node* v = build(p.dictitems[i + 1], false);
-      obj->obj->dictitems.emplace_back(k, v);
+      obj->obj()->dictitems.emplace_back(k, v);
     }
     stack_.pop_back();
     return done(obj);

@@ -68,14 +68,14 @@ const std::vector<FixtureKind>& fixture_kinds() {
 }
 
 std::string_view fixture_request_kind(const Node* n) {
-  if (n == nullptr || n->kind != Kind::Object || n->obj == nullptr) return {};
-  const Node* callable = n->obj->callable;
-  const Node* args = n->obj->args;
+  if (n == nullptr || n->kind != Kind::Object || n->obj() == nullptr) return {};
+  const Node* callable = n->obj()->callable;
+  const Node* args = n->obj()->args;
   if (callable == nullptr || callable->kind != Kind::Global || args == nullptr ||
       args->items.empty() || args->items.front()->kind != Kind::Str) {
     return {};
   }
-  if (callable->payload() != kFixturesModule || callable->name != kFixtureMaker) return {};
+  if (callable->payload() != kFixturesModule || callable->name() != kFixtureMaker) return {};
   return args->items.front()->payload();
 }
 
@@ -88,13 +88,13 @@ bool has_fixture_requests(const Node* root) {
     if (n == nullptr || !seen.insert(n).second) continue;
     if (!fixture_request_kind(n).empty()) return true;
     for (const Node* item : n->items) todo.push_back(item);
-    if (n->obj != nullptr) {
-      const ObjectParts& o = *n->obj;
+    if (n->obj() != nullptr) {
+      const ObjectParts& o = *n->obj();
       todo.insert(todo.end(), {o.callable, o.args, o.state, o.state_setter});
       for (const Node* item : o.listitems) todo.push_back(item);
       for (const auto& [k, v] : o.dictitems) todo.insert(todo.end(), {k, v});
     }
-    if (n->array != nullptr) todo.push_back(n->array->grad);
+    if (n->array() != nullptr) todo.push_back(n->array()->grad);
   }
   return false;
 }

@@ -109,7 +109,7 @@ rc::Gen<NDArraySpec> ndarraySpec(const NDArrayGenOptions& options) {
 
 Node* build_ndarray(const NDArraySpec& spec, Graph& graph) {
   Node* n = graph.ndarray();
-  ArrayParts& a = *n->array;
+  ArrayParts& a = *n->array();
   a.dtype = spec.dtype;
   a.shape = spec.shape;
   a.strides = spec.strides;

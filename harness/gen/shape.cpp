@@ -25,8 +25,8 @@ std::vector<const Node*> children(const Node& node) {
   // grad is one.
   if (node.kind == Kind::Module) return {};
   std::vector<const Node*> out(node.items.begin(), node.items.end());
-  if (node.kind == Kind::Tensor && node.array && node.array->grad) out.push_back(node.array->grad);
-  if (const ObjectParts* o = node.obj.get()) {
+  if (node.kind == Kind::Tensor && node.array() && node.array()->grad) out.push_back(node.array()->grad);
+  if (const ObjectParts* o = node.obj()) {
     for (const Node* part : {o->callable, o->args, o->state, o->state_setter}) {
       if (part) out.push_back(part);
     }

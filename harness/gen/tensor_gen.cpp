@@ -147,7 +147,7 @@ rc::Gen<TensorSpec> tensorSpec(const TensorGenOptions& options) {
 
 Node* build_tensor(const TensorSpec& spec, Graph& graph) {
   Node* n = graph.tensor();
-  ArrayParts& a = *n->array;
+  ArrayParts& a = *n->array();
   a.dtype = spec.dtype;
   a.shape = spec.shape;
   a.strides = spec.strides;

@@ -71,11 +71,11 @@ Node* copy_buffers_in_band(const Node* root, Graph& out) {
       c->big = n->big;
       c->small = n->small;
       c->f = n->f;
-      c->name = n->name;
+      c->set_name(n->name());
       if (!n->payload().empty()) c->set_owned(std::string(n->payload()));
-      if (n->obj) c->obj = std::make_unique<ObjectParts>();
-      if (n->array) c->array = std::make_unique<ArrayParts>(*n->array);
-      c->device = n->device;
+      if (n->obj()) c->set_obj(std::make_unique<ObjectParts>());
+      if (n->array()) c->set_array(std::make_unique<ArrayParts>(*n->array()));
+      c->set_device(n->device());
     }
     map.emplace(n, c);
   }
@@ -85,19 +85,19 @@ Node* copy_buffers_in_band(const Node* root, Graph& out) {
     if (n->kind == Kind::Module) {
       // Its class is not one of the value's children (reachable skips it).
       for (const Node* cls : n->items) {
-        c->items.push_back(out.global(std::string(cls->payload()), cls->name));
+        c->items.push_back(out.global(std::string(cls->payload()), cls->name()));
       }
       continue;
     }
     for (const Node* item : n->items) c->items.push_back(m(item));
-    if (n->array) c->array->grad = m(n->array->grad);
-    if (n->obj) {
-      c->obj->callable = m(n->obj->callable);
-      c->obj->args = m(n->obj->args);
-      c->obj->state = m(n->obj->state);
-      c->obj->state_setter = m(n->obj->state_setter);
-      for (const Node* item : n->obj->listitems) c->obj->listitems.push_back(m(item));
-      for (const auto& [k, v] : n->obj->dictitems) c->obj->dictitems.emplace_back(m(k), m(v));
+    if (n->array()) c->array()->grad = m(n->array()->grad);
+    if (n->obj()) {
+      c->obj()->callable = m(n->obj()->callable);
+      c->obj()->args = m(n->obj()->args);
+      c->obj()->state = m(n->obj()->state);
+      c->obj()->state_setter = m(n->obj()->state_setter);
+      for (const Node* item : n->obj()->listitems) c->obj()->listitems.push_back(m(item));
+      for (const auto& [k, v] : n->obj()->dictitems) c->obj()->dictitems.emplace_back(m(k), m(v));
     }
   }
   out.root = map.at(root);
@@ -466,11 +466,11 @@ namespace {
 
 bool has_noncontiguous_ndarray(const Node* value) {
   for (const Node* n : reachable(value)) {
-    if (n->kind != Kind::NDArray || !n->array) continue;
-    const auto dt = types::parse_numeric_dtype(n->array->dtype);
+    if (n->kind != Kind::NDArray || !n->array()) continue;
+    const auto dt = types::parse_numeric_dtype(n->array()->dtype);
     if (!dt) continue;
-    if (!types::ndarray_c_contiguous(*n->array, dt->itemsize) &&
-        !types::ndarray_f_contiguous(*n->array, dt->itemsize)) {
+    if (!types::ndarray_c_contiguous(*n->array(), dt->itemsize) &&
+        !types::ndarray_f_contiguous(*n->array(), dt->itemsize)) {
       return true;
     }
   }

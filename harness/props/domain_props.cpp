@@ -93,12 +93,12 @@ bool same_layout_strides(const ArrayParts& a, const ArrayParts& b) {
 // Storage offsets are layout; strides are compared (the property names them).
 std::string tensor_difference(const Node* want, const Node* got, const std::string& where,
                               int depth = 0) {
-  if (got == nullptr || got->kind != Kind::Tensor || !got->array) {
+  if (got == nullptr || got->kind != Kind::Tensor || !got->array()) {
     return where + " loads as " + (got ? std::string(kind_name(got->kind)) : "nothing") +
            ", not a tensor";
   }
-  const ArrayParts& w = *want->array;
-  const ArrayParts& g = *got->array;
+  const ArrayParts& w = *want->array();
+  const ArrayParts& g = *got->array();
   std::string why;
   if (!types::tensor_equal(*want, *got, &why, /*layout=*/false)) return where + ": " + why;
   if (!same_layout_strides(w, g)) {
@@ -156,12 +156,12 @@ Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
     if (g->kind != Kind::Module) {
       return failed_with(
           Outcome::fail("module:not-a-module",
-                        fmt::format("module {} loads as a {}", w->name, kind_name(g->kind))),
+                        fmt::format("module {} loads as a {}", w->name(), kind_name(g->kind))),
           *r.m);
     }
-    if (g->name != w->name) {
+    if (g->name() != w->name()) {
       return failed_with(Outcome::fail("module:name", fmt::format("module {} loads as module {}",
-                                                                  w->name, g->name)),
+                                                                  w->name(), g->name())),
                          *r.m);
     }
     if (g->flag) {
@@ -169,14 +169,14 @@ Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
           Outcome::fail("module:copy",
                         fmt::format("module {} loads as a new module object, not the one "
                                     "registered under its name",
-                                    w->name)),
+                                    w->name())),
           *r.m);
     }
     // The same module twice is one object.
     for (std::size_t j = 0; j < i; ++j) {
       if (want[j] == w && got[j] != g) {
         return failed_with(Outcome::fail("module:identity",
-                                         fmt::format("module {} loads as two objects", w->name)),
+                                         fmt::format("module {} loads as two objects", w->name())),
                            *r.m);
       }
     }
@@ -190,7 +190,7 @@ Outcome module_by_reference(Subject& subject, const TestCase& c, PropertyEnv&) {
 std::vector<const Node*> big_arrays(const Node* value) {
   std::vector<const Node*> out;
   for (const Node* n : reachable(value)) {
-    if (n->kind != Kind::NDArray || !n->array) continue;
+    if (n->kind != Kind::NDArray || !n->array()) continue;
     if (types::ndarray_bytes(*n).size() >= gen::kZeroCopyThreshold) out.push_back(n);
   }
   return out;
@@ -208,14 +208,14 @@ std::string frames_problem(const Node* value, const Message& m, bool aliasing) {
       own_frame = true;
       aliased = aliased || families::frame_aliases(f, *a);
     }
-    const auto shape = a->array->shape;
+    const auto shape = a->array()->shape;
     if (!own_frame) {
-      return fmt::format("a {} array of shape ({}) ({} bytes) is not a frame of its own", a->array->dtype,
+      return fmt::format("a {} array of shape ({}) ({} bytes) is not a frame of its own", a->array()->dtype,
                          fmt::join(shape, ", "), bytes.size());
     }
     if (aliasing && !aliased) {
       return fmt::format("the frame of a {} array of {} bytes is a copy, not the array's memory",
-                         a->array->dtype, bytes.size());
+                         a->array()->dtype, bytes.size());
     }
   }
   return {};
@@ -228,7 +228,7 @@ std::string borrow_problem(const Node* back, const Message& m) {
     for (const Frame& f : m.frames) borrows = borrows || families::node_borrows(*a, f);
     if (!borrows) {
       return fmt::format("a loaded {} array of {} bytes is a copy, not a view of its frame",
-                         a->array->dtype, types::ndarray_bytes(*a).size());
+                         a->array()->dtype, types::ndarray_bytes(*a).size());
     }
   }
   return {};
@@ -333,10 +333,10 @@ Outcome zero_copy_device(Subject& subject, const TestCase& c, PropertyEnv&) {
   const families::FamilyRegistry& registry = *subject.family_registry();
   std::vector<const Node*> buffers;
   for (const Node* n : reachable(c.value)) {
-    if (n->kind == Kind::DeviceBuffer && n->device) buffers.push_back(n);
+    if (n->kind == Kind::DeviceBuffer && n->device()) buffers.push_back(n);
   }
   if (buffers.empty()) return Outcome::discard("the value holds no device buffer");
-  device::Device& dev = buffers.front()->device->device();
+  device::Device& dev = buffers.front()->device()->device();
   const device::CopyCounters before = dev.counters();
   families::SerializeOptions so;
   so.serializers = {"cuda", "dask", "pickle"};
@@ -380,14 +380,14 @@ const char* numpy_dtype_of(const std::string& torch) {
 
 // Tensor.numpy(): the same memory, strides in bytes.
 Node* numpy_view(const Node& t, Graph& g) {
-  const char* dtype = numpy_dtype_of(t.array->dtype);
+  const char* dtype = numpy_dtype_of(t.array()->dtype);
   const auto dt = types::parse_numeric_dtype(dtype);
   Node* v = g.ndarray();
-  ArrayParts& p = *v->array;
+  ArrayParts& p = *v->array();
   p.dtype = dtype;
-  p.shape = t.array->shape;
-  for (std::int64_t s : t.array->strides) p.strides.push_back(s * dt->itemsize);
-  p.offset = t.array->offset * dt->itemsize;
+  p.shape = t.array()->shape;
+  for (std::int64_t s : t.array()->strides) p.strides.push_back(s * dt->itemsize);
+  p.offset = t.array()->offset * dt->itemsize;
   p.writeable = true;
   v->set_borrowed(t.payload().data(), t.payload().size());
   return v;
@@ -396,11 +396,11 @@ Node* numpy_view(const Node& t, Graph& g) {
 // What distributed's torch serializer can send: t.numpy() and t.grad.numpy()
 // (numpy has the dtype; a grad that requires grad has no numpy()).
 bool dask_can_send(const Node* t) {
-  if (numpy_dtype_of(t->array->dtype) == nullptr) return false;
-  const Node* g = t->array->grad;
+  if (numpy_dtype_of(t->array()->dtype) == nullptr) return false;
+  const Node* g = t->array()->grad;
   if (g == nullptr) return true;
-  return numpy_dtype_of(g->array->dtype) != nullptr && !g->array->requires_grad &&
-         g->array->grad == nullptr;
+  return numpy_dtype_of(g->array()->dtype) != nullptr && !g->array()->requires_grad &&
+         g->array()->grad == nullptr;
 }
 
 Applicability subheader_applies(Subject& subject) {
@@ -435,7 +435,7 @@ Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
         "the dask family cannot send this tensor (no numpy dtype, or a grad that requires "
         "grad); it goes to the pickle family");
   }
-  if (types::tensor_numel(*c.value->array) == 0) {
+  if (types::tensor_numel(*c.value->array()) == 0) {
     // Its strides are arbitrary: the numpy view made here and torch's own
     // .numpy() may disagree on them without any family being wrong.
     return Outcome::discard("an empty tensor's strides are arbitrary");
@@ -471,7 +471,7 @@ Outcome subheader_intact(Subject& subject, const TestCase& c, PropertyEnv&) {
                           "\nalone:      " + header_to_text_json(inner->header).dump()),
         *whole);
   }
-  if (const Node* grad = c.value->array->grad) {
+  if (const Node* grad = c.value->array()->grad) {
     auto g = header_dumps(subject, numpy_view(*grad, scratch), c.protocol, failed);
     if (!g) return failed;
     if (!t.contains("grad") || !t["grad"].is_object() || !t["grad"].contains("header")) {
@@ -583,13 +583,13 @@ std::string writability_difference(const Node* a, const Node* b) {
     // What the loaded objects are, whether the stream or the memory a loader
     // was given made them read-only.
     auto loads = [](const Node* n) { return loaded_readonly(*n) ? "read-only" : "writable"; };
-    if (x->kind == Kind::NDArray && x->array && y->array &&
+    if (x->kind == Kind::NDArray && x->array() && y->array() &&
         loaded_readonly(*x) != loaded_readonly(*y)) {
       return fmt::format(
           "a {} array of shape ({}) loads {} from the frames as written and {} from the same "
           "frames with their writability flipped: the header does not say which buffers are "
           "writable",
-          x->array->dtype, fmt::join(x->array->shape, ", "), loads(x), loads(y));
+          x->array()->dtype, fmt::join(x->array()->shape, ", "), loads(x), loads(y));
     }
     if (x->kind == Kind::PickleBuffer && loaded_readonly(*x) != loaded_readonly(*y)) {
       return fmt::format(

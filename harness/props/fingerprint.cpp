@@ -16,7 +16,7 @@ bool collection(Kind k) {
 
 std::string kind_category(const Node* n) {
   if (n == nullptr) return "none";
-  if (n->kind == Kind::Tensor && n->array) return "tensor." + dtype_family(n->array->dtype);
+  if (n->kind == Kind::Tensor && n->array()) return "tensor." + dtype_family(n->array()->dtype);
   if (collection(n->kind)) return "collection";
   return std::string(kind_name(n->kind));
 }
@@ -57,7 +57,7 @@ constexpr std::string_view kNoReductionShape = "cannot-pickle-q-object";
 bool names_a_class_of(const Node* root, std::string_view name) {
   for (const Node* n : reachable(root)) {
     if (n->kind != Kind::Global) continue;
-    std::string_view qualname = n->name;
+    std::string_view qualname = n->name();
     if (std::size_t dot = qualname.rfind('.'); dot != std::string_view::npos) {
       qualname.remove_prefix(dot + 1);
     }

@@ -37,19 +37,19 @@ std::string dotted(const Name& n) {
 Name written_name(const Node* g, int protocol) {
   const std::string module(g->payload());
   if (module == "types" &&
-      (g->name == "NoneType" || g->name == "EllipsisType" || g->name == "NotImplementedType")) {
+      (g->name() == "NoneType" || g->name() == "EllipsisType" || g->name() == "NotImplementedType")) {
     return {"builtins", "type"};
   }
   if (protocol < 4) {
-    if (const std::size_t dot = g->name.find('.'); dot != std::string::npos) {
-      return {module, g->name.substr(0, dot)};
+    if (const std::size_t dot = g->name().find('.'); dot != std::string::npos) {
+      return {module, g->name().substr(0, dot)};
     }
   }
-  return {module, g->name};
+  return {module, g->name()};
 }
 
 bool is_newobj_callable(const Node* g) {
-  return g->payload() == "copyreg" && (g->name == "__newobj__" || g->name == "__newobj_ex__");
+  return g->payload() == "copyreg" && (g->name() == "__newobj__" || g->name() == "__newobj_ex__");
 }
 
 // Decodes with `allowlist`; nullopt when it succeeds, else the error.

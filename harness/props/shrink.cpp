@@ -111,15 +111,15 @@ std::vector<TestCase> shrink_candidates(const TestCase& c, std::size_t limit) {
     for (std::size_t i = 0; i < count && !full(); ++i) {
       out.push_back(edited(c, n, [i](Node& m) { erase_items(m, i, i + 1); }));
     }
-    if (n->kind == Kind::Object && n->obj) {
-      for (std::size_t i = 0; i < n->obj->listitems.size() && !full(); ++i) {
+    if (n->kind == Kind::Object && n->obj()) {
+      for (std::size_t i = 0; i < n->obj()->listitems.size() && !full(); ++i) {
         out.push_back(edited(c, n, [i](Node& m) {
-          m.obj->listitems.erase(m.obj->listitems.begin() + static_cast<std::ptrdiff_t>(i));
+          m.obj()->listitems.erase(m.obj()->listitems.begin() + static_cast<std::ptrdiff_t>(i));
         }));
       }
-      for (std::size_t i = 0; i < n->obj->dictitems.size() && !full(); ++i) {
+      for (std::size_t i = 0; i < n->obj()->dictitems.size() && !full(); ++i) {
         out.push_back(edited(c, n, [i](Node& m) {
-          m.obj->dictitems.erase(m.obj->dictitems.begin() + static_cast<std::ptrdiff_t>(i));
+          m.obj()->dictitems.erase(m.obj()->dictitems.begin() + static_cast<std::ptrdiff_t>(i));
         }));
       }
     }
@@ -183,7 +183,7 @@ std::size_t case_size(const TestCase& c) {
   std::size_t size = c.out_of_band ? 1 : 0;
   for (const Node* n : reachable(c.value)) {
     size += 1 + n->payload().size() + (simplifiable(n) ? 1 : 0) + n->items.size();
-    if (n->obj) size += n->obj->listitems.size() + n->obj->dictitems.size();
+    if (n->obj()) size += n->obj()->listitems.size() + n->obj()->dictitems.size();
   }
   return size;
 }

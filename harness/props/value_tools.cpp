@@ -25,7 +25,7 @@ void copy_scalars(const Node* from, Node* to) {
   to->big = from->big;
   to->small = from->small;
   to->f = from->f;
-  to->name = from->name;
+  to->set_name(from->name());
   if (!from->payload().empty()) to->set_owned(std::string(from->payload()));
 }
 
@@ -59,7 +59,7 @@ std::string child_key(const Node* c, const std::unordered_map<const Node*, Node*
 std::string intern_key(const Node* n, const std::unordered_map<const Node*, Node*>& rep) {
   std::string key(1, static_cast<char>(n->kind));
   append_field(key, n->payload());
-  append_field(key, n->name);
+  append_field(key, n->name());
   std::vector<std::string> parts;
   for (const Node* c : n->items) parts.push_back(child_key(c, rep));
   if (n->kind == Kind::FrozenSet || n->kind == Kind::Set) std::sort(parts.begin(), parts.end());
@@ -167,9 +167,9 @@ Node* copy_value(const Node* root, Graph& out, std::unordered_map<const Node*, N
     Node* copy = m.at(n);
     // The same parts, then every child pointed at its copy.
     copy->items = n->items;
-    if (n->array) copy->array = std::make_unique<ArrayParts>(*n->array);
-    copy->device = n->device;  // a device buffer is shared, not copied
-    if (n->obj) copy->obj = std::make_unique<ObjectParts>(*n->obj);
+    if (n->array()) copy->set_array(std::make_unique<ArrayParts>(*n->array()));
+    copy->set_device(n->device());  // a device buffer is shared, not copied
+    if (n->obj()) copy->set_obj(std::make_unique<ObjectParts>(*n->obj()));
     for_each_child_slot(*copy, [&m](Node*& c) { c = m.at(c); });
   }
   return m.at(root);
@@ -199,15 +199,15 @@ namespace {
 
 // getattr(<global>, '<name>') with nothing else: a nested global's name.
 bool is_getattr_global(const Node* n) {
-  if (n->kind != Kind::Object || n->obj == nullptr) return false;
-  const ObjectParts& o = *n->obj;
+  if (n->kind != Kind::Object || n->obj() == nullptr) return false;
+  const ObjectParts& o = *n->obj();
   if (o.state != nullptr || o.state_setter != nullptr || !o.listitems.empty() ||
       !o.dictitems.empty()) {
     return false;
   }
   const Node* f = o.callable;
   if (f == nullptr || f->kind != Kind::Global || f->payload() != "builtins" ||
-      f->name != "getattr") {
+      f->name() != "getattr") {
     return false;
   }
   const Node* args = o.args;
@@ -228,14 +228,14 @@ const Node* getattr_as_globals(const Node* value, Graph& scratch) {
     changed = false;
     for (auto& [original, copy] : map) {
       if (!is_getattr_global(copy)) continue;
-      const Node* parent = copy->obj->args->items[0];
-      const Node* attr = copy->obj->args->items[1];
+      const Node* parent = copy->obj()->args->items[0];
+      const Node* attr = copy->obj()->args->items[1];
       std::string module(parent->payload());
-      std::string name = parent->name + "." + std::string(attr->payload());
-      copy->obj.reset();
+      std::string name = parent->name() + "." + std::string(attr->payload());
+      copy->set_obj(nullptr);
       copy->kind = Kind::Global;
       copy->set_owned(std::move(module));
-      copy->name = std::move(name);
+      copy->set_name(std::move(name));
       changed = true;
     }
   }
@@ -389,7 +389,7 @@ Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18) {
     return n;
   };
   if (root == nullptr) return nullptr;
-  if (root->obj || root->array || root->device) return nullptr;
+  if (root->obj() || root->array() || root->device()) return nullptr;
   Node* top = make(root);
   std::vector<Frame> stack{{root, top, 0}};
   in_path[root] = 1;
@@ -403,7 +403,7 @@ Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18) {
     const Node* child = f.from->items[f.next];
     std::size_t slot = f.next++;
     if (child == nullptr || is_atom(child->kind)) continue;
-    if (in_path[child] == 1 || child->obj || child->array || child->device) return nullptr;
+    if (in_path[child] == 1 || child->obj() || child->array() || child->device()) return nullptr;
     Node* copy = make(child);
     if (copy == nullptr) return nullptr;
     f.to->items[slot] = copy;

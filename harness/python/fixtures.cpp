@@ -36,8 +36,8 @@ void unshare_unmemoized(Node* root, Graph& graph) {
     todo.pop_back();
     if (!seen.insert(n).second) continue;
     for (Node*& item : n->items) visit(item);
-    if (n->obj != nullptr) {
-      ObjectParts& o = *n->obj;
+    if (n->obj() != nullptr) {
+      ObjectParts& o = *n->obj();
       visit(o.callable);
       visit(o.args);
       visit(o.state);
@@ -48,7 +48,7 @@ void unshare_unmemoized(Node* root, Graph& graph) {
         visit(v);
       }
     }
-    if (n->array != nullptr) visit(n->array->grad);
+    if (n->array() != nullptr) visit(n->array()->grad);
   }
 }
 

@@ -42,7 +42,7 @@ Node* ndarray_from_python(PyObject* o, Graph& graph) {
   auto parsed = types::parse_numeric_dtype(payload_of_str(str.get()));
   if (!parsed) return nullptr;
   Node* n = graph.ndarray();
-  ArrayParts& a = *n->array;
+  ArrayParts& a = *n->array();
   a.dtype = parsed->str();
   a.shape = int64s_of(get_attr(o, "shape").get(), kNumpyShape);
   a.strides = int64s_of(get_attr(o, "strides").get(), kNumpyShape);
@@ -180,7 +180,7 @@ class Describer {
       Node* m = graph_.module(module_name(o));
       // module.by-reference asks for the very object registered under the
       // name; a copy (a new module object of that name) is marked.
-      m->flag = !is_registered_module(o, m->name);
+      m->flag = !is_registered_module(o, m->name());
       return domain_shell(o, m);
     }
     if (is_exact_tensor(o)) {
@@ -363,7 +363,7 @@ class Describer {
     std::string storage;
     if (!read_tensor(o, parts, storage, grad)) return nullptr;
     Node* n = graph_.tensor();
-    *n->array = std::move(parts);
+    *n->array() = std::move(parts);
     n->set_owned(std::move(storage));
     return n;
   }
@@ -497,7 +497,7 @@ class Describer {
       }
       case Kind::Object: fill_object(n, w.reduced.get()); return;
       case Kind::Tensor:
-        if (w.reduced && w.reduced.get() != Py_None) n->array->grad = node_for(w.reduced.get());
+        if (w.reduced && w.reduced.get() != Py_None) n->array()->grad = node_for(w.reduced.get());
         return;
       case Kind::PersId:
         n->items.push_back(node_for(w.reduced.get(), /*ask_persistent_id=*/false));
@@ -536,7 +536,7 @@ class Describer {
     if (!PyTuple_Check(args)) {
       bridge_error("the second item of a reduce must be a tuple, not " + type_name(args));
     }
-    ObjectParts& parts = *n->obj;
+    ObjectParts& parts = *n->obj();
     parts.callable = node_for(callable);
     parts.args = node_for(args);
     if (PyObject* state = optional_item(reduced, 2)) parts.state = node_for(state);

@@ -23,8 +23,8 @@ namespace {
 // An NDArray node is a numpy.ndarray with its exact dtype, shape, strides,
 // offset (into a copy of the payload) and WRITEABLE flag.
 PyRef ndarray_to_python(const Node* n) {
-  if (!n->array) bridge_error("an ndarray node has no array parts");
-  const ArrayParts& a = *n->array;
+  if (!n->array()) bridge_error("an ndarray node has no array parts");
+  const ArrayParts& a = *n->array();
   if (std::string problem = types::ndarray_problem(a, n->payload().size()); !problem.empty()) {
     bridge_error("ndarray: " + problem);
   }
@@ -145,14 +145,14 @@ class Builder {
       case Kind::Global:
         // The registry of generated ModuleType subclasses defines them on demand.
         if (n->payload() == kModuleTypesModule) {
-          keep(n, module_type(n->name));
+          keep(n, module_type(n->name()));
         } else if (options_.find_class != nullptr) {
           PyRef module = str_from_payload(n->payload());
-          PyRef name = str_from_payload(n->name);
+          PyRef name = str_from_payload(n->name());
           keep(n, check(PyObject_CallFunctionObjArgs(options_.find_class, module.get(), name.get(),
                                                      nullptr)));
         } else {
-          keep(n, resolve_global(n->payload(), n->name));
+          keep(n, resolve_global(n->payload(), n->name()));
         }
         return;
       case Kind::PickleBuffer: keep(n, make_pickle_buffer(n)); return;
@@ -182,7 +182,7 @@ class Builder {
         push(n, Step::Fill);
         return;
       case Kind::Object:
-        if (n->obj == nullptr) bridge_error("an object node has no reduce parts");
+        if (n->obj() == nullptr) bridge_error("an object node has no reduce parts");
         if (std::int64_t code = pickle::extension_code(n); code != 0) {
           keep(n, registered_object(code));
           return;
@@ -216,20 +216,20 @@ class Builder {
     const Node* n = t.node;
     switch (t.step) {
       case Step::Make:
-        if (n->kind == Kind::Tensor) return i == 0 && n->array ? n->array->grad : nullptr;
+        if (n->kind == Kind::Tensor) return i == 0 && n->array() ? n->array()->grad : nullptr;
         return i < n->items.size() ? n->items[i] : nullptr;
       case Step::Fill: return i < n->items.size() ? n->items[i] : nullptr;
       case Step::Create: {
-        const Node* parts[] = {n->obj->callable, n->obj->args};
+        const Node* parts[] = {n->obj()->callable, n->obj()->args};
         while (i < 2 && parts[i] == nullptr) ++i;  // reported missing in finish()
         return i < 2 ? parts[i] : nullptr;
       }
-      case Step::ListItems: return i < n->obj->listitems.size() ? n->obj->listitems[i] : nullptr;
+      case Step::ListItems: return i < n->obj()->listitems.size() ? n->obj()->listitems[i] : nullptr;
       case Step::DictItems:
-        return i < 2 * n->obj->dictitems.size() ? pair_item(n->obj->dictitems, i) : nullptr;
+        return i < 2 * n->obj()->dictitems.size() ? pair_item(n->obj()->dictitems, i) : nullptr;
       case Step::State: {
         // The state first, then the setter (the order pickle saves them in).
-        const Node* parts[] = {n->obj->state, n->obj->state_setter};
+        const Node* parts[] = {n->obj()->state, n->obj()->state_setter};
         while (i < 2 && parts[i] == nullptr) ++i;
         return i < 2 ? parts[i] : nullptr;
       }
@@ -258,7 +258,7 @@ class Builder {
           PyRef persistent = get_attr(import_module(kFixturesModuleName).get(), "Persistent");
           keep(n, check(PyObject_CallOneArg(persistent.get(), part(n->items[0]))));
         } else if (n->kind == Kind::Module) {
-          keep(n, materialize_module(n->name, n->items.empty() ? nullptr : part(n->items[0])));
+          keep(n, materialize_module(n->name(), n->items.empty() ? nullptr : part(n->items[0])));
         } else {
           make_immutable(n);
         }
@@ -311,7 +311,7 @@ class Builder {
   // A torch.Tensor over a copy of the node's storage; its grad is made already.
   PyRef make_torch_tensor(const Node* n) {
     if (auto problem = types::tensor_problem(*n)) bridge_error("tensor: " + *problem);
-    const ArrayParts& a = *n->array;
+    const ArrayParts& a = *n->array();
     return make_tensor(a, n->payload(), a.grad == nullptr ? nullptr : part(a.grad));
   }
 
@@ -379,10 +379,10 @@ class Builder {
   // does: cls.__new__(cls, *args[, **kwargs]); an INST or OBJ object
   // (Node::flag) as pickle's instantiate() does.
   PyRef create_object(const Node* n) {
-    if (n->obj->callable == nullptr) bridge_error("an object node has no callable");
-    PyObject* callable = part(n->obj->callable);
+    if (n->obj()->callable == nullptr) bridge_error("an object node has no callable");
+    PyObject* callable = part(n->obj()->callable);
     PyRef args =
-        n->obj->args == nullptr ? check(PyTuple_New(0)) : PyRef::borrow(part(n->obj->args));
+        n->obj()->args == nullptr ? check(PyTuple_New(0)) : PyRef::borrow(part(n->obj()->args));
     if (!PyTuple_Check(args.get())) {
       bridge_error("the args of an object must be a tuple, not " + type_name(args.get()));
     }
@@ -434,7 +434,7 @@ class Builder {
 
   // APPENDS: extend() when the object has it, append() one by one otherwise.
   void apply_listitems(const Node* n) {
-    const auto& items = n->obj->listitems;
+    const auto& items = n->obj()->listitems;
     if (items.empty()) return;
     PyObject* target = made(n);
     PyObject* extend = PyObject_GetAttrString(target, "extend");
@@ -453,18 +453,18 @@ class Builder {
 
   void apply_dictitems(const Node* n) {
     PyObject* target = made(n);
-    for (const auto& [key, value] : n->obj->dictitems) {
+    for (const auto& [key, value] : n->obj()->dictitems) {
       check_rc(PyObject_SetItem(target, part(key), part(value)));
     }
   }
 
   // BUILD as pickle's load_build does it, or state_setter(obj, state).
   void apply_state(const Node* n) {
-    if (n->obj->state == nullptr) return;
+    if (n->obj()->state == nullptr) return;
     PyObject* inst = made(n);
-    PyObject* state = part(n->obj->state);
-    if (n->obj->state_setter != nullptr) {
-      check(PyObject_CallFunctionObjArgs(part(n->obj->state_setter), inst, state, nullptr));
+    PyObject* state = part(n->obj()->state);
+    if (n->obj()->state_setter != nullptr) {
+      check(PyObject_CallFunctionObjArgs(part(n->obj()->state_setter), inst, state, nullptr));
       return;
     }
     PyObject* setstate = PyObject_GetAttrString(inst, "__setstate__");

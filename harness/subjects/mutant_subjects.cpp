@@ -260,7 +260,7 @@ class Mutant : public ReferenceSubject {
 
   static void drop_grads(const Node* root) {
     for (Node* n : nodes_of(root)) {
-      if (n->kind == Kind::Tensor && n->array) n->array->grad = nullptr;
+      if (n->kind == Kind::Tensor && n->array()) n->array()->grad = nullptr;
     }
   }
 

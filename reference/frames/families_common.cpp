@@ -186,7 +186,7 @@ std::pair<std::string, std::string> load_pickled_class(const LoadContext& ctx, c
         fmt::format("a pickled class is needed, and this pickle holds a {}", kind_name(cls->kind)),
         key);
   }
-  return {std::string(cls->payload()), cls->name};
+  return {std::string(cls->payload()), cls->name()};
 }
 
 std::string python_type_name(const Node& value) {
@@ -203,16 +203,16 @@ std::string python_type_name(const Node& value) {
     // frozenset, ndarray, module.
     default: return std::string(kind_name(value.kind));
   }
-  const Node* cls = value.obj ? value.obj->callable : nullptr;
+  const Node* cls = value.obj() ? value.obj()->callable : nullptr;
   // copyreg.__newobj__(cls, ...) and __newobj_ex__(cls, ...) make a `cls`.
   if (cls != nullptr && cls->kind == Kind::Global && cls->payload() == "copyreg" &&
-      (cls->name == "__newobj__" || cls->name == "__newobj_ex__") && value.obj->args != nullptr &&
-      !value.obj->args->items.empty() && value.obj->args->items[0] != nullptr) {
-    cls = value.obj->args->items[0];
+      (cls->name() == "__newobj__" || cls->name() == "__newobj_ex__") && value.obj()->args != nullptr &&
+      !value.obj()->args->items.empty() && value.obj()->args->items[0] != nullptr) {
+    cls = value.obj()->args->items[0];
   }
   if (cls != nullptr && cls->kind == Kind::Global) {
-    auto dot = cls->name.rfind('.');
-    return dot == std::string::npos ? cls->name : cls->name.substr(dot + 1);
+    auto dot = cls->name().rfind('.');
+    return dot == std::string::npos ? cls->name() : cls->name().substr(dot + 1);
   }
   return "object";
 }

@@ -26,8 +26,8 @@ constexpr const char* kModule = "rmm._lib.device_buffer";
 constexpr const char* kClass = "DeviceBuffer";
 
 std::optional<Message> cuda_dumps(const Node& value, DumpContext& ctx) {
-  if (value.kind != Kind::DeviceBuffer || value.device == nullptr) return std::nullopt;
-  const device::Buffer& buffer = *value.device;
+  if (value.kind != Kind::DeviceBuffer || value.device() == nullptr) return std::nullopt;
+  const device::Buffer& buffer = *value.device();
   Message message;
   message.header = {
       {"sub-header",
@@ -39,7 +39,7 @@ std::optional<Message> cuda_dumps(const Node& value, DumpContext& ctx) {
       {"type-serialized", detail::pickled_class(kModule, kClass, ctx.pickle_protocol())},
       {"serializer", "cuda"},
       {"compression", json::array({false})}};
-  message.frames.push_back(Frame::device_view(value.device, false));
+  message.frames.push_back(Frame::device_view(value.device(), false));
   return message;
 }
 

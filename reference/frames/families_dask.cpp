@@ -191,8 +191,8 @@ json int_array(const std::vector<std::int64_t>& v) {
 // ---- numpy.ndarray --------------------------------------------------------------------
 
 std::optional<std::pair<json, std::vector<Frame>>> ndarray_dumps(const Node& n, DumpContext&) {
-  if (!n.array) return std::nullopt;
-  const ArrayParts& a = *n.array;
+  if (!n.array()) return std::nullopt;
+  const ArrayParts& a = *n.array();
   auto dtype = parse_dtype(a.dtype);
   if (!dtype) return std::nullopt;  // object or unknown dtypes: the next family
   const std::size_t itemsize = dtype->itemsize;
@@ -273,10 +273,10 @@ std::optional<std::pair<json, std::vector<Frame>>> ndarray_dumps(const Node& n, 
 // dtype pickled): numpy.dtype("V<n>", False, True) with state
 // (3, "|", None, None, None, n, 1, flags). Others (structured) are refused.
 std::optional<std::string> void_dtype_from_pickle(const Node* n) {
-  if (n == nullptr || n->kind != Kind::Object || !n->obj) return std::nullopt;
-  const auto& o = *n->obj;
+  if (n == nullptr || n->kind != Kind::Object || !n->obj()) return std::nullopt;
+  const auto& o = *n->obj();
   if (o.callable == nullptr || o.callable->kind != Kind::Global ||
-      o.callable->payload() != "numpy" || o.callable->name != "dtype" || o.args == nullptr ||
+      o.callable->payload() != "numpy" || o.callable->name() != "dtype" || o.args == nullptr ||
       o.args->items.empty() || o.args->items[0]->kind != Kind::Str) {
     return std::nullopt;
   }
@@ -382,7 +382,7 @@ Node* ndarray_loads(const json& sub, std::span<const Frame> frames, const LoadCo
              "/strides", 0);
   }
   Node* n = ctx.graph().ndarray();
-  ArrayParts& a = *n->array;
+  ArrayParts& a = *n->array();
   a.dtype = std::move(dtype);
   a.shape = std::move(shape);
   a.strides = std::move(strides);
@@ -396,10 +396,10 @@ Node* ndarray_loads(const json& sub, std::span<const Frame> frames, const LoadCo
 
 // The ndarray Tensor.numpy() gives: the same memory, strides in bytes.
 Node* numpy_view(const Node& t, const char* numpy_dtype, Graph& scratch) {
-  const ArrayParts& a = *t.array;
+  const ArrayParts& a = *t.array();
   const std::size_t itemsize = parse_dtype(numpy_dtype)->itemsize;
   Node* v = scratch.ndarray();
-  ArrayParts& p = *v->array;
+  ArrayParts& p = *v->array();
   p.dtype = numpy_dtype;
   p.shape = a.shape;
   const auto scale = [&](std::int64_t x) -> std::int64_t {
@@ -419,19 +419,19 @@ Node* numpy_view(const Node& t, const char* numpy_dtype, Graph& scratch) {
 }
 
 std::optional<std::pair<json, std::vector<Frame>>> tensor_dumps(const Node& t, DumpContext& ctx) {
-  if (!t.array) return std::nullopt;
-  const ArrayParts& a = *t.array;
+  if (!t.array()) return std::nullopt;
+  const ArrayParts& a = *t.array();
   const char* np = torch_to_numpy(a.dtype);
   if (np == nullptr) return std::nullopt;  // bfloat16 and others numpy has no dtype for
   const Node* grad = a.grad;
   const char* grad_np = nullptr;
   if (grad != nullptr) {
     // distributed sends grad.numpy(): only a plain tensor survives that.
-    if (grad->kind != Kind::Tensor || !grad->array || grad->array->requires_grad ||
-        grad->array->grad != nullptr || grad->array->device != "cpu") {
+    if (grad->kind != Kind::Tensor || !grad->array() || grad->array()->requires_grad ||
+        grad->array()->grad != nullptr || grad->array()->device != "cpu") {
       return std::nullopt;
     }
-    grad_np = torch_to_numpy(grad->array->dtype);
+    grad_np = torch_to_numpy(grad->array()->dtype);
     if (grad_np == nullptr) return std::nullopt;
   }
   static const std::vector<std::string> kInner = {"dask", "pickle"};
@@ -452,12 +452,12 @@ std::optional<std::pair<json, std::vector<Frame>>> tensor_dumps(const Node& t, D
 
 Node* as_tensor(const LoadContext& ctx, Node* nd, std::string_view key, bool requires_grad,
                 std::string device) {
-  if (nd->kind != Kind::NDArray || !nd->array) {
+  if (nd->kind != Kind::NDArray || !nd->array()) {
     ctx.fail(FamilyErrorKind::BadHeader,
              fmt::format("a tensor's data loads as a {}, not an ndarray", kind_name(nd->kind)),
              key);
   }
-  const ArrayParts& a = *nd->array;
+  const ArrayParts& a = *nd->array();
   const char* torch = numpy_to_torch(a.dtype);
   if (torch == nullptr) {
     ctx.fail(FamilyErrorKind::BadHeader,
@@ -465,7 +465,7 @@ Node* as_tensor(const LoadContext& ctx, Node* nd, std::string_view key, bool req
   }
   const auto itemsize = static_cast<std::int64_t>(parse_dtype(a.dtype)->itemsize);
   Node* t = ctx.graph().tensor();
-  ArrayParts& p = *t->array;
+  ArrayParts& p = *t->array();
   for (std::int64_t s : a.strides) {
     if (s % itemsize != 0 || s < 0) {
       ctx.fail(
@@ -519,21 +519,21 @@ Node* tensor_loads(const json& sub, std::span<const Frame> frames, const LoadCon
   Node* t = as_tensor(ctx, nd, "/sub-header", requires_grad, device);
   // What torch itself refuses: gradients on integer tensors, a grad of
   // another dtype or shape.
-  const std::string& dtype = t->array->dtype;
+  const std::string& dtype = t->array()->dtype;
   const bool inexact = dtype.rfind("float", 0) == 0 || dtype.rfind("complex", 0) == 0;
   if (requires_grad && !inexact) {
     ctx.fail(FamilyErrorKind::BadHeader, fmt::format("a {} tensor cannot require grad", dtype),
              "/requires_grad");
   }
-  if (grad != nullptr && (grad->array->dtype != dtype || grad->array->shape != t->array->shape)) {
+  if (grad != nullptr && (grad->array()->dtype != dtype || grad->array()->shape != t->array()->shape)) {
     ctx.fail(FamilyErrorKind::BadHeader,
              fmt::format("the grad ({} {}) differs from the tensor ({} {}) in dtype or shape",
-                         grad->array->dtype, json(grad->array->shape).dump(), dtype,
-                         json(t->array->shape).dump()),
+                         grad->array()->dtype, json(grad->array()->shape).dump(), dtype,
+                         json(t->array()->shape).dump()),
              "/grad/header");
   }
-  if (grad != nullptr) grad->array->device = device;
-  t->array->grad = grad;
+  if (grad != nullptr) grad->array()->device = device;
+  t->array()->grad = grad;
   return t;
 }
 
@@ -573,9 +573,9 @@ Node* memoryview_loads(const json& sub, std::span<const Frame> frames, const Loa
 // ---- modules -------------------------------------------------------------------------------
 
 std::optional<std::pair<json, std::vector<Frame>>> module_dumps(const Node& n, DumpContext&) {
-  json header = {{"name", n.name}};
+  json header = {{"name", n.name()}};
   if (!n.items.empty() && n.items[0] != nullptr && n.items[0]->kind == Kind::Global) {
-    header["subclass"] = json::array({std::string(n.items[0]->payload()), n.items[0]->name});
+    header["subclass"] = json::array({std::string(n.items[0]->payload()), n.items[0]->name()});
   }
   return std::make_pair(std::move(header), std::vector<Frame>{});
 }

@@ -241,11 +241,11 @@ class Serializer {
                   {"type-serialized", std::string(collection_type_name(shape.type))}};
     if (shape.subclass) {
       // The object without its items: callable, args and state.
-      const ObjectParts& parts = *value.obj;
+      const ObjectParts& parts = *value.obj();
       Node* shell =
           scratch_.object(const_cast<Node*>(parts.callable), const_cast<Node*>(parts.args));
-      shell->obj->state = parts.state;
-      shell->obj->state_setter = parts.state_setter;
+      shell->obj()->state = parts.state;
+      shell->obj()->state_setter = parts.state_setter;
       Message m = run(*shell, serializers, depth + 1, OnError::Raise);
       append_compression(compression, m.header, m.frames.size());
       out.header["subclass"] = {{"header", std::move(m.header)}, {"start", out.frames.size()}};
@@ -458,8 +458,8 @@ class Loader {
             "/subclass/start");
       }
       shell = ctx.load(shell_header, "/subclass/header", frames.subspan(start), start);
-      if (shell->kind != Kind::Object || !shell->obj->listitems.empty() ||
-          !shell->obj->dictitems.empty()) {
+      if (shell->kind != Kind::Object || !shell->obj()->listitems.empty() ||
+          !shell->obj()->dictitems.empty()) {
         ctx.fail(FamilyErrorKind::BadHeader,
                  fmt::format("a subclass shell loads as an object without items, not a {}",
                              kind_name(shell->kind)),
@@ -474,10 +474,10 @@ class Loader {
     }
     if (shell != nullptr) {
       if (*type == CollectionType::List) {
-        shell->obj->listitems = std::move(elements);
+        shell->obj()->listitems = std::move(elements);
       } else {
         for (std::size_t i = 0; i < keys.size(); ++i) {
-          shell->obj->dictitems.emplace_back(keys[i], elements[i]);
+          shell->obj()->dictitems.emplace_back(keys[i], elements[i]);
         }
       }
       return shell;
@@ -619,9 +619,9 @@ bool is_data_kind(Kind k) {
 }
 
 bool empty_data(const Node& n) {
-  if (n.kind == Kind::DeviceBuffer) return n.device == nullptr || n.device->size() == 0;
-  if (n.array) {
-    for (std::int64_t d : n.array->shape) {
+  if (n.kind == Kind::DeviceBuffer) return n.device() == nullptr || n.device()->size() == 0;
+  if (n.array()) {
+    for (std::int64_t d : n.array()->shape) {
       if (d == 0) return true;  // no elements: nothing to alias
     }
   }
@@ -650,8 +650,8 @@ std::vector<const Node*> data_nodes(const Node* root) {
 
 bool frame_aliases(const Frame& frame, const Node& node) {
   if (frame.on_device() || node.kind == Kind::DeviceBuffer) {
-    return frame.on_device() && node.kind == Kind::DeviceBuffer && node.device != nullptr &&
-           frame.device_buffer->overlaps(*node.device);
+    return frame.on_device() && node.kind == Kind::DeviceBuffer && node.device() != nullptr &&
+           frame.device_buffer->overlaps(*node.device());
   }
   if (frame.size == 0) return false;
   const auto p = node.payload();
@@ -661,8 +661,8 @@ bool frame_aliases(const Frame& frame, const Node& node) {
 
 bool node_borrows(const Node& node, const Frame& frame) {
   if (frame.on_device() || node.kind == Kind::DeviceBuffer) {
-    return frame.on_device() && node.kind == Kind::DeviceBuffer && node.device != nullptr &&
-           frame.device_buffer->overlaps(*node.device);
+    return frame.on_device() && node.kind == Kind::DeviceBuffer && node.device() != nullptr &&
+           frame.device_buffer->overlaps(*node.device());
   }
   const auto p = node.payload();
   if (p.empty()) return false;

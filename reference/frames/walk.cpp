@@ -185,8 +185,8 @@ bool walkable(const Node& n) {
       return keys_safe(keys);
     }
     case Kind::Object: {
-      if (!n.obj) return false;
-      const auto& parts = *n.obj;
+      if (!n.obj()) return false;
+      const auto& parts = *n.obj();
       if (!parts.listitems.empty() && parts.dictitems.empty()) return true;
       if (parts.listitems.empty() && !parts.dictitems.empty()) {
         std::vector<const Node*> keys;
@@ -206,8 +206,8 @@ void for_each_element(const Node& n, F&& f) {
       for (std::size_t i = 1; i < n.items.size(); i += 2) f(n.items[i]);
       break;
     case Kind::Object:
-      for (const Node* item : n.obj->listitems) f(item);
-      for (const auto& kv : n.obj->dictitems) f(kv.second);
+      for (const Node* item : n.obj()->listitems) f(item);
+      for (const auto& kv : n.obj()->dictitems) f(kv.second);
       break;
     default:
       for (const Node* item : n.items) f(item);
@@ -251,12 +251,12 @@ std::optional<CollectionShape> collection_shape(const Node& n) {
       return shape;
     case Kind::Object:
       shape.subclass = true;
-      if (!n.obj->listitems.empty()) {
+      if (!n.obj()->listitems.empty()) {
         shape.type = CollectionType::List;
-        shape.elements.assign(n.obj->listitems.begin(), n.obj->listitems.end());
+        shape.elements.assign(n.obj()->listitems.begin(), n.obj()->listitems.end());
       } else {
         shape.type = CollectionType::Dict;
-        for (const auto& kv : n.obj->dictitems) {
+        for (const auto& kv : n.obj()->dictitems) {
           shape.keys.push_back(kv.first);
           shape.elements.push_back(kv.second);
         }

@@ -533,7 +533,7 @@ class Decoder {
   }
 
   static bool is_global(const Node* n, std::string_view module, std::string_view name) {
-    return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == name;
+    return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name() == name;
   }
 
   // Below protocol 4 the C pickler writes a copyreg.__newobj_ex__ reduce as
@@ -545,7 +545,7 @@ class Decoder {
   // __new__ stays the partial call it is.
   Node* newobj_ex_fallback(Node* callable, Node* args) {
     if (callable->kind != Kind::Object || !args->items.empty()) return nullptr;
-    const ObjectParts& partial = *callable->obj;
+    const ObjectParts& partial = *callable->obj();
     if (!is_global(partial.callable, "functools", "partial") || partial.state == nullptr ||
         partial.state_setter != nullptr || !partial.listitems.empty() ||
         !partial.dictitems.empty() || partial.args == nullptr ||
@@ -560,7 +560,7 @@ class Decoder {
         state->items[3]->kind != Kind::None) {
       return nullptr;
     }
-    const ObjectParts& getter = *func->obj;
+    const ObjectParts& getter = *func->obj();
     if (!is_global(getter.callable, "builtins", "getattr") || getter.state != nullptr ||
         getter.args == nullptr || getter.args->kind != Kind::Tuple ||
         getter.args->items.size() != 2 || !is_global(getter.args->items[0], "builtins", "object") ||
@@ -964,10 +964,10 @@ void Decoder::load_build() {
     fail(ErrorKind::BadValue,
          fmt::format("BUILD on a {}: only objects take a state", kind_name(inst->kind)));
   }
-  if (inst->obj->state != nullptr) {
+  if (inst->obj()->state != nullptr) {
     fail(ErrorKind::BadValue, "BUILD on an object whose state is already set");
   }
-  inst->obj->state = state;
+  inst->obj()->state = state;
 }
 
 void Decoder::append_to(Node* list, Node* const* first, std::size_t count) {
@@ -975,7 +975,7 @@ void Decoder::append_to(Node* list, Node* const* first, std::size_t count) {
   if (list->kind == Kind::List) {
     graph_.append_items(list, first, count);
   } else if (list->kind == Kind::Object) {
-    auto& li = list->obj->listitems;
+    auto& li = list->obj()->listitems;
     li.insert(li.end(), first, first + count);
   } else {
     fail(ErrorKind::BadValue, fmt::format("{} on a {}: only lists and objects take items",
@@ -990,7 +990,7 @@ void Decoder::set_items_of(Node* dict, Node* const* kv, std::size_t count) {
   if (dict->kind == Kind::Dict) {
     graph_.append_items(dict, kv, count);
   } else if (dict->kind == Kind::Object) {
-    auto& di = dict->obj->dictitems;
+    auto& di = dict->obj()->dictitems;
     for (std::size_t i = 0; i < count; i += 2) di.emplace_back(kv[i], kv[i + 1]);
   } else {
     fail(ErrorKind::BadValue, fmt::format("{} on a {}: only dicts and objects take items",
@@ -1007,13 +1007,13 @@ void Decoder::load_pop() {
   Node* popped = pop();
   // setter(obj, state) whose result is dropped: a reduce value's state_setter.
   if (popped == last_reduce_ && popped->kind == Kind::Object) {
-    const Node* args = popped->obj->args;
+    const Node* args = popped->obj()->args;
     if (args->kind == Kind::Tuple && args->items.size() == 2 &&
-        args->items[0]->kind == Kind::Object && args->items[0]->obj->state == nullptr &&
-        args->items[0]->obj->state_setter == nullptr) {
-      ObjectParts& target = *args->items[0]->obj;
+        args->items[0]->kind == Kind::Object && args->items[0]->obj()->state == nullptr &&
+        args->items[0]->obj()->state_setter == nullptr) {
+      ObjectParts& target = *args->items[0]->obj();
       target.state = args->items[1];
-      target.state_setter = popped->obj->callable;
+      target.state_setter = popped->obj()->callable;
     }
   }
 }

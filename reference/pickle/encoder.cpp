@@ -203,7 +203,7 @@ void Encoder::dispatch(const Node* n) {
       return;
     case Kind::Float: save_float(n->f); return;
     case Kind::PersId: save_pers(n); return;
-    case Kind::Global: emit_global(n->payload(), n->name); return;
+    case Kind::Global: emit_global(n->payload(), n->name()); return;
     default: break;
   }
   if (n->kind == Kind::Str) {

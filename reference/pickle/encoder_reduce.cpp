@@ -49,7 +49,7 @@ void Encoder::save_object(const Node* n) {
     save_extension(code);
     return;
   }
-  const ObjectParts* parts = n->obj.get();
+  const ObjectParts* parts = n->obj();
   if (parts == nullptr || parts->callable == nullptr) fail("object node without a callable");
   const Node* callable = parts->callable;
   const Node* args = parts->args;
@@ -62,7 +62,7 @@ void Encoder::save_object(const Node* n) {
   }
   bool newobj = false, newobj_ex = false;
   if (proto_ >= 2 && callable->kind == Kind::Global) {
-    std::string_view name = last_component(callable->name);
+    std::string_view name = last_component(callable->name());
     newobj_ex = name == "__newobj_ex__";
     newobj = name == "__newobj__";
   }
@@ -187,7 +187,7 @@ void Encoder::reduce_end(const Node* n) {
     return;
   }
   memo_put_node(n);
-  const ObjectParts& parts = *n->obj;
+  const ObjectParts& parts = *n->obj();
   const Node* state = parts.state;
   if (state != nullptr && state->kind != Kind::None) {
     const Node* setter = parts.state_setter;

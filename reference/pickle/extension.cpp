@@ -3,8 +3,8 @@
 namespace serialcheck::pickle {
 
 std::int64_t extension_code(const Node* n) {
-  if (n == nullptr || n->kind != Kind::Object || n->obj == nullptr) return 0;
-  const ObjectParts& o = *n->obj;
+  if (n == nullptr || n->kind != Kind::Object || n->obj() == nullptr) return 0;
+  const ObjectParts& o = *n->obj();
   if (o.state != nullptr || o.state_setter != nullptr || !o.listitems.empty() ||
       !o.dictitems.empty()) {
     return 0;
@@ -12,7 +12,7 @@ std::int64_t extension_code(const Node* n) {
   const Node* callable = o.callable;
   if (callable == nullptr || callable->kind != Kind::Global ||
       callable->payload() != kExtensionRegistryModule ||
-      callable->name != kExtensionRegistryName) {
+      callable->name() != kExtensionRegistryName) {
     return 0;
   }
   const Node* args = o.args;

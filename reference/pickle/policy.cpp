@@ -146,7 +146,7 @@ class Describer {
       case Kind::Global:
         out_ += n->payload();
         out_ += '.';
-        out_ += n->name;
+        out_ += n->name();
         return;
       case Kind::List: seq(n->items, "[", "]", depth); return;
       case Kind::Tuple: seq(n->items, "(", n->items.size() == 1 ? ",)" : ")", depth); return;
@@ -170,13 +170,13 @@ class Describer {
         out_ += ')';
         return;
       case Kind::Object:
-        if (n->obj == nullptr) {
+        if (n->obj() == nullptr) {
           out_ += "<object>";
           return;
         }
-        node(n->obj->callable, depth + 1);
-        if (n->obj->args != nullptr && n->obj->args->kind == Kind::Tuple) {
-          seq(n->obj->args->items, "(", ")", depth);
+        node(n->obj()->callable, depth + 1);
+        if (n->obj()->args != nullptr && n->obj()->args->kind == Kind::Tuple) {
+          seq(n->obj()->args->items, "(", ")", depth);
         } else {
           out_ += "(...)";
         }

@@ -41,15 +41,15 @@ std::string dotted(std::string_view module, std::string_view qualname) {
 }
 
 bool is_global(const Node* n, std::string_view module, std::string_view name) {
-  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == name;
+  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name() == name;
 }
 
 // The class of an object BUILD sets the state of: its callable, or for the
 // NEWOBJ and NEWOBJ_EX forms (callable copyreg.__newobj__/__newobj_ex__)
 // the class those were given.
 const Node* class_of(const Node* obj) {
-  if (obj == nullptr || obj->kind != Kind::Object || obj->obj == nullptr) return obj;
-  const ObjectParts& parts = *obj->obj;
+  if (obj == nullptr || obj->kind != Kind::Object || obj->obj() == nullptr) return obj;
+  const ObjectParts& parts = *obj->obj();
   if ((is_global(parts.callable, "copyreg", "__newobj__") ||
        is_global(parts.callable, "copyreg", "__newobj_ex__")) &&
       parts.args != nullptr && !parts.args->items.empty()) {
@@ -83,16 +83,16 @@ class Collector : public DecodeObserver {
       entry.name = fmt::format("<{}>", e.callee ? kind_name(e.callee->kind) : "null");
     } else if (callee != nullptr && callee->kind == Kind::Global) {
       entry.module = capped(callee->payload());
-      entry.qualname = capped(callee->name);
-      entry.name = dotted(callee->payload(), callee->name);
-      entry.allowed = allowlist_.allows(callee->payload(), callee->name);
+      entry.qualname = capped(callee->name());
+      entry.name = dotted(callee->payload(), callee->name());
+      entry.allowed = allowlist_.allows(callee->payload(), callee->name());
     } else if (callee != nullptr && callee->kind == Kind::PersId) {
       entry.name = "<persistent id>";
       entry.allowed = allowlist_.persistent_ids;
-    } else if (callee != nullptr && callee->kind == Kind::Object && callee->obj != nullptr &&
-               callee->obj->callable != nullptr && callee->obj->callable->kind == Kind::Global) {
-      const Node* maker = callee->obj->callable;
-      entry.name = "<result of " + dotted(maker->payload(), maker->name) + ">";
+    } else if (callee != nullptr && callee->kind == Kind::Object && callee->obj() != nullptr &&
+               callee->obj()->callable != nullptr && callee->obj()->callable->kind == Kind::Global) {
+      const Node* maker = callee->obj()->callable;
+      entry.name = "<result of " + dotted(maker->payload(), maker->name()) + ">";
     } else {
       entry.name = fmt::format("<{}>", callee ? kind_name(callee->kind) : "null");
     }

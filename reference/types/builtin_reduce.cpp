@@ -90,7 +90,7 @@ Node* convert_builtin_reduce(Graph& graph, const Node* callable, const Node* arg
     return nullptr;
   }
   for (const ReduceForm& form : kForms) {
-    if (callable->payload() == form.module && callable->name == form.name) {
+    if (callable->payload() == form.module && callable->name() == form.name) {
       return form.convert(graph, *args);
     }
   }

@@ -30,23 +30,23 @@ std::optional<std::string> module_name_problem(std::string_view name) {
 }
 
 Node* lower_module(Lowering& lowering, const Node& n) {
-  if (auto problem = module_name_problem(n.name)) {
+  if (auto problem = module_name_problem(n.name())) {
     refuse_pickling("can't pickle module: " + *problem);
   }
   // Python has one module object per name (sys.modules), so every Module
   // node of one name is written as that one object: the second is a memo GET.
-  return lowering.shared("module:" + n.name, [&](Graph& g) {
+  return lowering.shared("module:" + n.name(), [&](Graph& g) {
     return g.object(g.global(std::string(kSubimportModule), std::string(kSubimportName)),
-                    g.tuple({g.str(n.name)}));
+                    g.tuple({g.str(n.name())}));
   });
 }
 
 bool raise_module(Graph& /*graph*/, Node& object) {
-  if (object.kind != Kind::Object || !object.obj) return false;
-  const ObjectParts& o = *object.obj;
+  if (object.kind != Kind::Object || !object.obj()) return false;
+  const ObjectParts& o = *object.obj();
   const Node* callable = o.callable;
   if (callable == nullptr || callable->kind != Kind::Global ||
-      callable->payload() != kSubimportModule || callable->name != kSubimportName) {
+      callable->payload() != kSubimportModule || callable->name() != kSubimportName) {
     return false;
   }
   if (o.state != nullptr || o.state_setter != nullptr || !o.listitems.empty() ||
@@ -60,9 +60,9 @@ bool raise_module(Graph& /*graph*/, Node& object) {
   }
   std::string import_name(name->payload());
   object.kind = Kind::Module;
-  object.obj.reset();
+  object.set_obj(nullptr);
   object.items.clear();
-  object.name = std::move(import_name);
+  object.set_name(std::move(import_name));
   object.set_owned("");
   return true;
 }

@@ -215,7 +215,7 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sh
 }
 
 std::string ndarray_bytes(const Node& n, char order) {
-  const ArrayParts& a = *n.array;
+  const ArrayParts& a = *n.array();
   const int itemsize = parse_numeric_dtype(a.dtype)->itemsize;
   const std::int64_t count = ndarray_size(a);
   if (count == 0) return {};
@@ -260,12 +260,12 @@ bool ndarray_equal(const Node& x, const Node& y, std::string* why) {
     if (why != nullptr) *why = std::move(reason);
     return false;
   };
-  if (!x.array || !y.array) {
-    if (!x.array && !y.array) return true;
+  if (!x.array() || !y.array()) {
+    if (!x.array() && !y.array()) return true;
     return say("ndarray parts missing on one side");
   }
-  const ArrayParts& a = *x.array;
-  const ArrayParts& b = *y.array;
+  const ArrayParts& a = *x.array();
+  const ArrayParts& b = *y.array();
   if (a.dtype != b.dtype) return say("ndarray dtype '" + a.dtype + "' != '" + b.dtype + "'");
   if (a.shape != b.shape) {
     auto text = [](const std::vector<std::int64_t>& s) {
@@ -306,7 +306,7 @@ namespace {
 Node* make_dtype(Graph& g, const NumericDtype& d) {
   Node* dtype = g.object(g.global("numpy", "dtype"),
                          g.tuple({g.str(d.kind_and_size()), g.boolean(false), g.boolean(true)}));
-  dtype->obj->state = g.tuple({g.integer(3), g.str(std::string(1, d.byteorder)), g.none(), g.none(),
+  dtype->obj()->state = g.tuple({g.integer(3), g.str(std::string(1, d.byteorder)), g.none(), g.none(),
                                g.none(), g.integer(-1), g.integer(-1), g.integer(0)});
   return dtype;
 }
@@ -320,10 +320,10 @@ Node* borrowed_bytes(Graph& g, const char* data, std::size_t size) {
 }  // namespace
 
 Node* lower_ndarray(Lowering& lowering, const Node& n) {
-  if (!n.array) {
+  if (!n.array()) {
     refuse_pickling("an ndarray node without parts");
   }
-  const ArrayParts& a = *n.array;
+  const ArrayParts& a = *n.array();
   if (std::string problem = ndarray_problem(a, n.payload().size()); !problem.empty()) {
     refuse_pickling("ndarray: " + problem);
   }
@@ -355,7 +355,7 @@ Node* lower_ndarray(Lowering& lowering, const Node& n) {
   Node* data = (c || f) ? borrowed_bytes(g, memory, nbytes) : g.bytes(ndarray_bytes(n, 'C'));
   Node* args = g.tuple({g.global("numpy", "ndarray"), g.tuple({g.integer(0)}), g.bytes("b")});
   Node* array = g.object(g.global("numpy.core.multiarray", "_reconstruct"), args);
-  array->obj->state = g.tuple({g.integer(1), shape, dtype, g.boolean(is_fortran), data});
+  array->obj()->state = g.tuple({g.integer(1), shape, dtype, g.boolean(is_fortran), data});
   return array;
 }
 
@@ -388,9 +388,9 @@ const Node* tuple_of(const Node* n, std::size_t size) {
 
 // callable(*args) with nothing else but an optional BUILD state.
 bool plain_reduce(const Node& n) {
-  return n.kind == Kind::Object && n.obj && n.obj->callable != nullptr && n.obj->args != nullptr &&
-         n.obj->args->kind == Kind::Tuple && n.obj->state_setter == nullptr &&
-         n.obj->listitems.empty() && n.obj->dictitems.empty();
+  return n.kind == Kind::Object && n.obj() && n.obj()->callable != nullptr && n.obj()->args != nullptr &&
+         n.obj()->args->kind == Kind::Tuple && n.obj()->state_setter == nullptr &&
+         n.obj()->listitems.empty() && n.obj()->dictitems.empty();
 }
 
 // Objects the C pickler memoizes by value (CPython caches them), so sharing
@@ -409,11 +409,11 @@ bool value_memoized(const Node* n) {
 
 // numpy.dtype('f8', False, True) BUILD (3, '<', None, None, None, -1, -1, 0).
 bool match_dtype(const Node* d, NumericDtype& out, std::vector<const Node*>& fresh) {
-  if (d == nullptr || !plain_reduce(*d) || !is_global(d->obj->callable, "numpy", "dtype")) {
+  if (d == nullptr || !plain_reduce(*d) || !is_global(d->obj()->callable, "numpy", "dtype")) {
     return false;
   }
-  const Node* args = tuple_of(d->obj->args, 3);
-  const Node* state = tuple_of(d->obj->state, 8);
+  const Node* args = tuple_of(d->obj()->args, 3);
+  const Node* state = tuple_of(d->obj()->state, 8);
   if (args == nullptr || state == nullptr) return false;
   const Node* kind = args->items[0];
   const Node* endian = state->items[1];
@@ -456,10 +456,10 @@ struct Form {
 
 bool match_form(const Node& o, Form& f) {
   if (!plain_reduce(o)) return false;
-  const Node* callable = o.obj->callable;
-  const Node* args = o.obj->args;
+  const Node* callable = o.obj()->callable;
+  const Node* args = o.obj()->args;
   if (is_global(callable, "numpy.core.multiarray", "_reconstruct")) {
-    const Node* state = tuple_of(o.obj->state, 5);
+    const Node* state = tuple_of(o.obj()->state, 5);
     if (tuple_of(args, 3) == nullptr || state == nullptr) return false;
     const Node* zero = tuple_of(args->items[1], 1);
     const Node* dummy = args->items[2];
@@ -480,7 +480,7 @@ bool match_form(const Node& o, Form& f) {
     f.writeable = true;  // numpy's __setstate__ makes a writeable array
     f.fresh.insert(f.fresh.end(), {args, zero, state, state->items[1], f.data});
   } else if (is_global(callable, "numpy.core.numeric", "_frombuffer")) {
-    if (o.obj->state != nullptr || tuple_of(args, 4) == nullptr) return false;
+    if (o.obj()->state != nullptr || tuple_of(args, 4) == nullptr) return false;
     const Node* order = args->items[3];
     f.data = args->items[0];
     if (f.data == nullptr || !match_dtype(args->items[1], f.dt, f.fresh) ||
@@ -582,8 +582,8 @@ thread_local RaisePlan current_plan;
 }  // namespace
 
 bool raise_ndarray(Graph& graph, Node& object) {
-  if (object.kind != Kind::Object || !object.obj) return false;
-  const Node* callable = object.obj->callable;
+  if (object.kind != Kind::Object || !object.obj()) return false;
+  const Node* callable = object.obj()->callable;
   if (!is_global(callable, "numpy.core.multiarray", "_reconstruct") &&
       !is_global(callable, "numpy.core.numeric", "_frombuffer")) {
     return false;
@@ -614,8 +614,8 @@ bool raise_ndarray(Graph& graph, Node& object) {
   std::string_view data = f.data->payload();
   object.kind = Kind::NDArray;
   object.supplied = f.supplied;
-  object.obj.reset();
-  object.array = std::move(parts);
+  object.set_obj(nullptr);
+  object.set_array(std::move(parts));
   object.set_borrowed(data.data(), data.size());
   return true;
 }

@@ -57,28 +57,28 @@ thread_local bool in_storage_stream = false;
 
 // An Object node with only a callable and args.
 bool plain_call(const Node* n) {
-  if (n == nullptr || n->kind != Kind::Object || !n->obj) return false;
-  const ObjectParts& o = *n->obj;
+  if (n == nullptr || n->kind != Kind::Object || !n->obj()) return false;
+  const ObjectParts& o = *n->obj();
   return o.state == nullptr && o.state_setter == nullptr && o.listitems.empty() &&
          o.dictitems.empty() && o.args != nullptr && o.args->kind == Kind::Tuple;
 }
 
 bool call_of(const Node* n, std::string_view module, std::string_view name, std::size_t nargs) {
-  return plain_call(n) && is_global(n->obj->callable, module, name) &&
-         n->obj->args->items.size() == nargs;
+  return plain_call(n) && is_global(n->obj()->callable, module, name) &&
+         n->obj()->args->items.size() == nargs;
 }
 
 // getattr(getattr(torch.Tensor, 'grad'), '__set__'), or the dotted global
 // torch.Tensor.grad.__set__ that protocols 4 and 5 can also name.
 bool is_grad_setter(const Node* n) {
   if (is_global(n, "torch", "Tensor.grad.__set__")) return true;
-  if (!call_of(n, "builtins", "getattr", 2) || !is_str(n->obj->args->items[1], "__set__")) {
+  if (!call_of(n, "builtins", "getattr", 2) || !is_str(n->obj()->args->items[1], "__set__")) {
     return false;
   }
-  const Node* descriptor = n->obj->args->items[0];
+  const Node* descriptor = n->obj()->args->items[0];
   return call_of(descriptor, "builtins", "getattr", 2) &&
-         is_global(descriptor->obj->args->items[0], "torch", "Tensor") &&
-         is_str(descriptor->obj->args->items[1], "grad");
+         is_global(descriptor->obj()->args->items[0], "torch", "Tensor") &&
+         is_str(descriptor->obj()->args->items[1], "grad");
 }
 
 std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
@@ -109,8 +109,8 @@ struct TensorForm {
 // The form of `n` apart from its state: the _rebuild_tensor_v2 call with a
 // recognised storage. A grad, if any, is checked by the caller.
 std::optional<TensorForm> parse_call(const Node& n) {
-  if (n.kind != Kind::Object || !n.obj) return std::nullopt;
-  const ObjectParts& o = *n.obj;
+  if (n.kind != Kind::Object || !n.obj()) return std::nullopt;
+  const ObjectParts& o = *n.obj();
   if (!is_global(o.callable, kRebuildModule, kRebuildName) || !o.listitems.empty() ||
       !o.dictitems.empty() || o.args == nullptr || o.args->kind != Kind::Tuple ||
       o.args->items.size() != 6) {
@@ -123,7 +123,7 @@ std::optional<TensorForm> parse_call(const Node& n) {
   if (!call_of(a[5], "collections", "OrderedDict", 0)) return std::nullopt;
   if (a[4] == nullptr || a[4]->kind != Kind::Bool) return std::nullopt;
   if (!call_of(a[0], kLoadModule, kLoadName, 1)) return std::nullopt;
-  const Node* blob = a[0]->obj->args->items[0];
+  const Node* blob = a[0]->obj()->args->items[0];
   if (blob == nullptr || blob->kind != Kind::Bytes) return std::nullopt;
 
   TensorForm form;
@@ -142,19 +142,19 @@ std::optional<TensorForm> parse_call(const Node& n) {
 // Makes `n` (an Object) the Tensor node `form` describes, in place.
 void rewrite(Node& n, TensorForm form, Node* grad) {
   n.kind = Kind::Tensor;
-  n.obj.reset();
+  n.set_obj(nullptr);
   n.items.clear();
-  n.name.clear();
-  n.array = std::make_unique<ArrayParts>(std::move(form.parts));
-  n.array->grad = grad;
+  n.set_name({});
+  n.set_array(std::make_unique<ArrayParts>(std::move(form.parts)));
+  n.array()->grad = grad;
   n.set_borrowed(form.storage.data(), form.storage.size());
 }
 
 // Checks `form` (with `grad` attached) as a Tensor node would be checked.
 bool acceptable(const TensorForm& form, const Node& self, Node* grad) {
   Node probe(Kind::Tensor);
-  probe.array = std::make_unique<ArrayParts>(form.parts);
-  probe.array->grad = grad;
+  probe.set_array(std::make_unique<ArrayParts>(form.parts));
+  probe.array()->grad = grad;
   probe.set_borrowed(form.storage.data(), form.storage.size());
   if (grad == &self) return false;
   return !tensor_problem(probe).has_value();
@@ -196,8 +196,8 @@ std::int64_t tensor_numel(const ArrayParts& parts) {
 }
 
 std::optional<std::string> tensor_problem(const Node& tensor) {
-  if (tensor.kind != Kind::Tensor || !tensor.array) return "not a tensor node";
-  const ArrayParts& p = *tensor.array;
+  if (tensor.kind != Kind::Tensor || !tensor.array()) return "not a tensor node";
+  const ArrayParts& p = *tensor.array();
   const TorchDtype* dtype = find_torch_dtype(p.dtype);
   if (dtype == nullptr) return "unknown tensor dtype \"" + p.dtype + "\"";
   if (!valid_torch_device(p.device)) return "unknown tensor device \"" + p.device + "\"";
@@ -230,11 +230,11 @@ std::optional<std::string> tensor_problem(const Node& tensor) {
   }
   if (p.grad != nullptr) {
     const Node& g = *p.grad;
-    if (g.kind != Kind::Tensor || !g.array) {
+    if (g.kind != Kind::Tensor || !g.array()) {
       return "a tensor's grad is a " + std::string(kind_name(g.kind)) + ", not a tensor";
     }
     if (&g == &tensor) return "a tensor cannot be its own grad";
-    if (g.array->dtype != p.dtype || g.array->shape != p.shape || g.array->device != p.device) {
+    if (g.array()->dtype != p.dtype || g.array()->shape != p.shape || g.array()->device != p.device) {
       return "a tensor's grad must have its dtype, shape and device";
     }
   }
@@ -262,7 +262,7 @@ bool differ(std::string* why, std::string reason) {
 // the same elements and are walked once.
 std::optional<std::vector<std::int64_t>> first_difference(const Node& a, const Node& b,
                                                           std::size_t itemsize) {
-  const ArrayParts& p = *a.array;
+  const ArrayParts& p = *a.array();
   const std::string_view x = a.payload();
   const std::string_view y = b.payload();
   if (tensor_numel(p) == 0) return std::nullopt;
@@ -309,7 +309,7 @@ std::optional<std::vector<std::int64_t>> first_difference(const Node& a, const N
 // The elements of a well-formed tensor, in logical order (last index
 // fastest), as bytes.
 static std::string logical_bytes(const Node& n, std::size_t itemsize) {
-  const ArrayParts& p = *n.array;
+  const ArrayParts& p = *n.array();
   std::string out;
   const std::int64_t count = tensor_numel(p);
   if (count == 0) return out;
@@ -335,12 +335,12 @@ static std::string logical_bytes(const Node& n, std::size_t itemsize) {
 }
 
 bool tensor_equal(const Node& a, const Node& b, std::string* why, bool layout) {
-  if (!a.array || !b.array) {
-    if (!a.array && !b.array) return true;
+  if (!a.array() || !b.array()) {
+    if (!a.array() && !b.array()) return true;
     return differ(why, "tensor parts missing on one side");
   }
-  const ArrayParts& p = *a.array;
-  const ArrayParts& q = *b.array;
+  const ArrayParts& p = *a.array();
+  const ArrayParts& q = *b.array();
   if (p.dtype != q.dtype) return differ(why, "tensor dtype " + p.dtype + " != " + q.dtype);
   if (p.device != q.device) return differ(why, "tensor device " + p.device + " != " + q.device);
   if (p.requires_grad != q.requires_grad) {
@@ -353,8 +353,8 @@ bool tensor_equal(const Node& a, const Node& b, std::string* why, bool layout) {
   if (!layout) {
     auto valid = [](const Node& n) {
       Node probe(Kind::Tensor);
-      probe.array = std::make_unique<ArrayParts>(*n.array);
-      probe.array->grad = nullptr;
+      probe.set_array(std::make_unique<ArrayParts>(*n.array()));
+      probe.array()->grad = nullptr;
       probe.set_borrowed(n.payload().data(), n.payload().size());
       return !tensor_problem(probe).has_value();
     };
@@ -375,8 +375,8 @@ bool tensor_equal(const Node& a, const Node& b, std::string* why, bool layout) {
   // Layout checks look at the grads too; equality leaves those to its caller.
   auto valid = [](const Node& n) {
     Node probe(Kind::Tensor);
-    probe.array = std::make_unique<ArrayParts>(*n.array);
-    probe.array->grad = nullptr;
+    probe.set_array(std::make_unique<ArrayParts>(*n.array()));
+    probe.array()->grad = nullptr;
     probe.set_borrowed(n.payload().data(), n.payload().size());
     return !tensor_problem(probe).has_value();
   };
@@ -443,7 +443,7 @@ std::optional<LegacyStorage> parse_legacy_storage_stream(std::string_view bytes)
     return std::nullopt;
   }
   LegacyStorage out;
-  out.dtype = find_torch_storage_type(f[1]->name);
+  out.dtype = find_torch_storage_type(f[1]->name());
   out.location = std::string(f[3]->payload());
   if (out.dtype == nullptr || !valid_torch_device(out.location)) return std::nullopt;
   const Node* keys = next_pickle(bytes, pos, g);
@@ -468,7 +468,7 @@ Node* lower_tensor(Lowering& lowering, const Node& n) {
   if (auto problem = tensor_problem(n)) {
     refuse_pickling("can't pickle tensor: " + *problem);
   }
-  const ArrayParts& p = *n.array;
+  const ArrayParts& p = *n.array();
   Graph& g = lowering.scratch();
   const TorchDtype& dtype = *find_torch_dtype(p.dtype);
   auto dims = [&](const std::vector<std::int64_t>& values) {
@@ -485,8 +485,8 @@ Node* lower_tensor(Lowering& lowering, const Node& n) {
                        g.tuple({storage, g.integer(p.offset), dims(p.shape), dims(p.strides),
                                 g.boolean(p.requires_grad), hooks}));
   if (p.grad != nullptr) {
-    out->obj->state = p.grad;  // the encoder lowers it in turn
-    out->obj->state_setter = lowering.shared("torch.Tensor.grad.__set__", [](Graph& s) {
+    out->obj()->state = p.grad;  // the encoder lowers it in turn
+    out->obj()->state_setter = lowering.shared("torch.Tensor.grad.__set__", [](Graph& s) {
       Node* descriptor = s.object(s.global("builtins", "getattr"),
                                   s.tuple({s.global("torch", "Tensor"), s.str("grad")}));
       return s.object(s.global("builtins", "getattr"), s.tuple({descriptor, s.str("__set__")}));
@@ -511,12 +511,12 @@ bool raise_tensor(Graph& /*graph*/, Node& object) {
     auto form = parse_call(*n);
     if (!form) break;
     chain.push_back({n, std::move(*form)});
-    n = n->obj->state;
+    n = n->obj()->state;
   }
   bool raised = false;
   for (std::size_t i = chain.size(); i-- > 0;) {
     Link& link = chain[i];
-    Node* grad = link.node->obj->state;
+    Node* grad = link.node->obj()->state;
     raised =
         (grad == nullptr || grad->kind == Kind::Tensor) && acceptable(link.form, *link.node, grad);
     if (raised) rewrite(*link.node, std::move(link.form), grad);

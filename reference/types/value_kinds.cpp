@@ -16,7 +16,7 @@ bool ndarray_equal_hook(const Node& a, const Node& b, const EqualOptions&, std::
 }
 
 std::optional<std::string> ndarray_json_problem(const Node& n) {
-  std::string problem = ndarray_problem(*n.array, n.payload().size());
+  std::string problem = ndarray_problem(*n.array(), n.payload().size());
   if (problem.empty()) return std::nullopt;
   return problem;
 }
@@ -27,7 +27,7 @@ bool tensor_equal_hook(const Node& a, const Node& b, const EqualOptions& options
 }
 
 std::optional<std::string> module_json_problem(const Node& n) {
-  return module_name_problem(n.name);
+  return module_name_problem(n.name());
 }
 
 }  // namespace

@@ -49,8 +49,8 @@ namespace internal {
 template <typename N, typename Fn>
 void for_each_child_slot(N& n, Fn& fn) {
   for (auto& c : n.items) fn(c, ChildPart::Item);
-  if (n.obj) {
-    ObjectParts& o = *n.obj;
+  if (n.obj()) {
+    ObjectParts& o = *n.obj();
     fn(o.callable, ChildPart::Callable);
     fn(o.args, ChildPart::Args);
     fn(o.state, ChildPart::State);
@@ -61,7 +61,7 @@ void for_each_child_slot(N& n, Fn& fn) {
       fn(v, ChildPart::DictItemValue);
     }
   }
-  if (n.array) fn(n.array->grad, ChildPart::Grad);
+  if (n.array()) fn(n.array()->grad, ChildPart::Grad);
 }
 
 }  // namespace internal

@@ -105,7 +105,7 @@ std::uint64_t shallow_hash(const Node* n, int depth) {
     case Kind::Bytes:
     case Kind::ByteArray: return mix(h, hash_bytes(n->payload()));
     case Kind::PickleBuffer: return mix(mix(h, hash_bytes(n->payload())), n->flag ? 1 : 0);
-    case Kind::Global: return mix(mix(h, hash_bytes(n->payload())), hash_bytes(n->name));
+    case Kind::Global: return mix(mix(h, hash_bytes(n->payload())), hash_bytes(n->name()));
     case Kind::List:
     case Kind::Tuple:
     case Kind::Dict:
@@ -128,22 +128,22 @@ std::uint64_t shallow_hash(const Node* n, int depth) {
     }
     case Kind::NDArray: {
       // dtype and shape only: equal arrays may differ in layout.
-      if (!n->array) return h;
-      h = mix(h, hash_bytes(n->array->dtype));
-      for (std::int64_t d : n->array->shape) h = mix(h, static_cast<std::uint64_t>(d));
+      if (!n->array()) return h;
+      h = mix(h, hash_bytes(n->array()->dtype));
+      for (std::int64_t d : n->array()->shape) h = mix(h, static_cast<std::uint64_t>(d));
       return h;
     }
     case Kind::Tensor: {
-      if (!n->array) return h;
-      h = mix(h, hash_bytes(n->array->dtype));
-      for (std::int64_t d : n->array->shape) h = mix(h, static_cast<std::uint64_t>(d));
+      if (!n->array()) return h;
+      h = mix(h, hash_bytes(n->array()->dtype));
+      for (std::int64_t d : n->array()->shape) h = mix(h, static_cast<std::uint64_t>(d));
       return h;
     }
-    case Kind::Module: return mix(h, hash_bytes(n->name));
-    case Kind::DeviceBuffer: return mix(h, n->device ? n->device->size() : 0);
+    case Kind::Module: return mix(h, hash_bytes(n->name()));
+    case Kind::DeviceBuffer: return mix(h, n->device() ? n->device()->size() : 0);
     case Kind::Object: {
-      if (!n->obj) return h;
-      const ObjectParts& o = *n->obj;
+      if (!n->obj()) return h;
+      const ObjectParts& o = *n->obj();
       h = mix(h, o.listitems.size());
       h = mix(h, o.dictitems.size());
       h = mix(h, o.state ? 1 : 0);
@@ -374,9 +374,9 @@ class Comparer {
         }
         return compare_bytes(a, b, rec, "pickle-buffer bytes");
       case Kind::Global:
-        if (a->payload() == b->payload() && a->name == b->name) return true;
-        return fail(rec, "global " + std::string(a->payload()) + "." + a->name + " != global " +
-                             std::string(b->payload()) + "." + b->name);
+        if (a->payload() == b->payload() && a->name() == b->name()) return true;
+        return fail(rec, "global " + std::string(a->payload()) + "." + a->name() + " != global " +
+                             std::string(b->payload()) + "." + b->name());
       case Kind::List:
       case Kind::Tuple: return compare_items(a, b, rec, Step::Item);
       case Kind::Dict:
@@ -398,15 +398,15 @@ class Comparer {
       case Kind::Tensor: {
         std::string reason;
         if (!domain_kind(Kind::Tensor).equal(*a, *b, options_, &reason)) return fail(rec, reason);
-        push_pair(a->array ? a->array->grad : nullptr, b->array ? b->array->grad : nullptr,
+        push_pair(a->array() ? a->array()->grad : nullptr, b->array() ? b->array()->grad : nullptr,
                   add_rec(rec, Step::Grad));
         return true;
       }
       case Kind::Module:
         // The class a module was made with is materialization metadata that
         // pickle cannot carry; the import name is the value.
-        if (a->name == b->name) return true;
-        return fail(rec, "module " + shorten(a->name) + " != module " + shorten(b->name));
+        if (a->name() == b->name()) return true;
+        return fail(rec, "module " + shorten(a->name()) + " != module " + shorten(b->name()));
       case Kind::DeviceBuffer: return compare_device_buffers(a, b, rec);
       case Kind::NDArray: {
         std::string reason;
@@ -420,13 +420,13 @@ class Comparer {
   // Device name, size, then the contents, each read back with one counted
   // device->host copy.
   bool compare_device_buffers(const Node* a, const Node* b, std::uint32_t rec) {
-    if (!a->device || !b->device) {
-      if (!a->device && !b->device) return true;
+    if (!a->device() || !b->device()) {
+      if (!a->device() && !b->device()) return true;
       return fail(
-          rec, a->device ? "device-buffer present != missing" : "device-buffer missing != present");
+          rec, a->device() ? "device-buffer present != missing" : "device-buffer missing != present");
     }
-    const device::Buffer& x = *a->device;
-    const device::Buffer& y = *b->device;
+    const device::Buffer& x = *a->device();
+    const device::Buffer& y = *b->device();
     if (x.device().name() != y.device().name()) {
       return fail(rec, "device-buffer device " + x.device().name() + " != " + y.device().name());
     }
@@ -444,8 +444,8 @@ class Comparer {
 
   bool compare_object(const Node* a, const Node* b, std::uint32_t rec) {
     static const ObjectParts kEmpty;
-    const ObjectParts& x = a->obj ? *a->obj : kEmpty;
-    const ObjectParts& y = b->obj ? *b->obj : kEmpty;
+    const ObjectParts& x = a->obj() ? *a->obj() : kEmpty;
+    const ObjectParts& y = b->obj() ? *b->obj() : kEmpty;
     if ((x.state == nullptr) != (y.state == nullptr)) {
       return fail(rec, std::string("object state ") + (x.state ? "present" : "absent") +
                            " != " + (y.state ? "present" : "absent"));

@@ -57,7 +57,7 @@ class Reader {
       }
     }
     for (const auto& [node, ptr] : objects_) {
-      if (node->obj->args->kind != Kind::Tuple) {
+      if (node->obj()->args->kind != Kind::Tuple) {
         throw error(child_ptr(child_ptr(ptr, "object"), "args"), "args must be a tuple");
       }
     }
@@ -374,7 +374,7 @@ class Reader {
       return out;
     };
     Node* n = graph_.ndarray();
-    ArrayParts& a = *n->array;
+    ArrayParts& a = *n->array();
     a.dtype = string_member(o, "dtype", p);
     a.shape = ints("shape", 0);
     a.strides = ints("strides", INT64_MIN);
@@ -427,7 +427,7 @@ class Reader {
       return out;
     };
     Node* n = graph_.tensor();
-    ArrayParts& a = *n->array;
+    ArrayParts& a = *n->array();
     a.dtype = string_member(o, "dtype", p);
     a.shape = ints("shape");
     a.strides = ints("strides");
@@ -481,7 +481,7 @@ class Reader {
     if (!o.contains("callable")) throw error(p, "object needs \"callable\"");
     if (!o.contains("args")) throw error(p, "object needs \"args\"");
     Node* n = graph_.object(nullptr, nullptr);
-    ObjectParts& parts = *n->obj;
+    ObjectParts& parts = *n->obj();
     define_id(j, n, ptr);
     // Members are built in the order they appear, so refs follow the text.
     std::vector<Task> queued;

@@ -150,7 +150,7 @@ class Writer {
         out_ += "{\"global\":[";
         append_json_string_any(n->payload());
         out_.push_back(',');
-        append_json_string_any(n->name);
+        append_json_string_any(n->name());
         out_ += "]";
         if (id != 0) write_id_member(id);
         out_.push_back('}');
@@ -212,7 +212,7 @@ class Writer {
     out_ += "{\"object\":{\"callable\":";
     push_close("}", id);
     static const ObjectParts kEmpty;
-    const ObjectParts& o = n->obj ? *n->obj : kEmpty;
+    const ObjectParts& o = n->obj() ? *n->obj() : kEmpty;
     // Pushed in reverse of the written order.
     if (n->flag) push_text(",\"instantiate\":true");
     if (!o.dictitems.empty()) {
@@ -276,7 +276,7 @@ class Writer {
   // payload, so the layout (strides, offset, bytes outside the view) survives too.
   void write_ndarray(const Node* n, std::uint32_t id) {
     static const ArrayParts kNone;
-    const ArrayParts& a = n->array ? *n->array : kNone;
+    const ArrayParts& a = n->array() ? *n->array() : kNone;
     out_ += "{\"ndarray\":{";
     write_layout(a);
     out_ += a.writeable ? ",\"writeable\":true" : ",\"writeable\":false";
@@ -293,7 +293,7 @@ class Writer {
   // storage, so strides and offset keep their meaning.
   void write_tensor(const Node* n, std::uint32_t id) {
     static const ArrayParts kNone;
-    const ArrayParts& a = n->array ? *n->array : kNone;
+    const ArrayParts& a = n->array() ? *n->array() : kNone;
     out_ += "{\"tensor\":{";
     write_layout(a);
     out_ += ",\"device\":";
@@ -316,7 +316,7 @@ class Writer {
   // {"module":"name"[,"id":N][,"class":value]}
   void write_module(const Node* n, std::uint32_t id) {
     out_ += "{\"module\":";
-    append_json_string_any(n->name);
+    append_json_string_any(n->name());
     if (id != 0) write_id_member(id);
     if (!n->items.empty()) {
       out_ += ",\"class\":";
@@ -331,11 +331,11 @@ class Writer {
   // back to the host through one counted device->host copy.
   void write_device_buffer(const Node* n, std::uint32_t id) {
     out_ += "{\"device-buffer\":\"";
-    if (n->device) append_hex(out_, n->device->device().download(*n->device));
+    if (n->device()) append_hex(out_, n->device()->device().download(*n->device()));
     out_.push_back('"');
     if (id != 0) write_id_member(id);
     out_ += ",\"device\":";
-    append_json_string_any(n->device ? n->device->device().name() : std::string());
+    append_json_string_any(n->device() ? n->device()->device().name() : std::string());
     out_.push_back('}');
   }
 

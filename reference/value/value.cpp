@@ -127,6 +127,16 @@ void Graph::destroy() noexcept {
   next_ = chunk_end_ = nullptr;  // make() takes a chunk again
 }
 
+const std::string& Node::empty_name() {
+  static const std::string empty;
+  return empty;
+}
+
+const std::shared_ptr<device::Buffer>& Node::empty_device() {
+  static const std::shared_ptr<device::Buffer> empty;
+  return empty;
+}
+
 Node* Graph::integer_le(std::string_view twos_le) {
   Node* n = make(Kind::Int);
   std::string minimal = minimal_twos_le(twos_le);
@@ -244,15 +254,16 @@ Node* Graph::container(Kind kind, Node* const* items, std::size_t count) {
 
 Node* Graph::global(std::string module, std::string qualname) {
   Node* n = with_payload(make(Kind::Global), std::move(module));
-  n->name = std::move(qualname);
+  n->set_name(std::move(qualname));
   return n;
 }
 
 Node* Graph::object(Node* callable, Node* args) {
   Node* n = make(Kind::Object);
-  n->obj = std::make_unique<ObjectParts>();
-  n->obj->callable = callable;
-  n->obj->args = args;
+  auto parts = std::make_unique<ObjectParts>();
+  parts->callable = callable;
+  parts->args = args;
+  n->set_obj(std::move(parts));
   return n;
 }
 
@@ -273,26 +284,26 @@ Node* Graph::pickle_buffer_borrowed(const void* data, std::size_t size, bool rea
 
 Node* Graph::ndarray() {
   Node* n = make(Kind::NDArray);
-  n->array = std::make_unique<ArrayParts>();
+  n->set_array(std::make_unique<ArrayParts>());
   return n;
 }
 
 Node* Graph::tensor() {
   Node* n = make(Kind::Tensor);
-  n->array = std::make_unique<ArrayParts>();
+  n->set_array(std::make_unique<ArrayParts>());
   return n;
 }
 
 Node* Graph::module(std::string import_name, Node* subclass) {
   Node* n = make(Kind::Module);
-  n->name = std::move(import_name);
+  n->set_name(std::move(import_name));
   if (subclass != nullptr) n->items.push_back(subclass);
   return n;
 }
 
 Node* Graph::device_buffer(std::shared_ptr<device::Buffer> buffer) {
   Node* n = make(Kind::DeviceBuffer);
-  n->device = std::move(buffer);
+  n->set_device(std::move(buffer));
   return n;
 }
 

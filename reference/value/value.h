@@ -50,22 +50,6 @@ enum class Kind : std::uint8_t {
 // The last kind, for tables indexed by kind.
 inline constexpr Kind kLastKind = Kind::DeviceBuffer;
 
-// The capacity of an empty std::string (its inline buffer), a constant of the
-// standard library. Node::at_rest() needs it as a constant on a hot path, but
-// `std::string().capacity()` is a constant expression only with some
-// compiler and library pairs (not clang with libstdc++ 12), so the known
-// libraries' values are spelled out: GCC checks this one below, and
-// value_constants_test checks it against the library in use at run time.
-inline constexpr std::size_t kEmptyStringCapacity =
-#if defined(_LIBCPP_VERSION)
-    sizeof(void*) == 8 ? 22 : 10;  // libc++: its short string, less the terminator
-#else
-    15;  // libstdc++ (_S_local_capacity) and MSVC's STL
-#endif
-#if defined(__GNUC__) && !defined(__clang__)
-static_assert(std::string().capacity() == kEmptyStringCapacity);
-#endif
-
 inline bool is_domain(Kind k) {
   return k == Kind::NDArray || k == Kind::Tensor || k == Kind::Module || k == Kind::DeviceBuffer;
 }
@@ -190,8 +174,9 @@ struct Node {
   double f = 0.0;  // Float
 
  private:
-  // Hot fields first: kind, small, f, the payload view and the items fill
-  // the node's first 64 bytes, the one cache line most saves and loads touch.
+  // The node is 64 bytes, one cache line (Graph aligns its chunks to one):
+  // kind and flags, small, f, the payload view, the items and the pointer
+  // to the rarer parts.
   std::string_view view_;
 
  public:
@@ -206,18 +191,15 @@ struct Node {
   // PickleBuffer: the raw bytes. Global: the module name. Int (big): see above.
   std::string_view payload() const { return view_; }
   void set_owned(std::string bytes) {
-    if (owned_ == nullptr) {
-      owned_ = std::make_unique<std::string>(std::move(bytes));
-    } else {
-      *owned_ = std::move(bytes);
-    }
-    view_ = *owned_;
+    std::string& owned = extra().owned;
+    owned = std::move(bytes);
+    view_ = owned;
     borrowed_ = false;
   }
   // Points at memory the caller keeps alive for the life of the graph
   // (an input buffer, an out-of-band frame): no copy is made.
   void set_borrowed(const void* data, std::size_t size) {
-    owned_.reset();
+    if (extra_) std::string().swap(extra_->owned);
     view_ = std::string_view(static_cast<const char*>(data), size);
     borrowed_ = true;
   }
@@ -225,38 +207,60 @@ struct Node {
   // Points at bytes the node's Graph owns (its payload arena, see
   // Graph::copy_payload): owned by the value, not borrowed.
   void set_graph_owned(std::string_view bytes) {
-    owned_.reset();
+    if (extra_) std::string().swap(extra_->owned);
     view_ = bytes;
     borrowed_ = false;
   }
 
-  std::string name;  // Global: the qualified name. Module: the import name.
-
-  std::unique_ptr<ObjectParts> obj;     // Object only
-  std::unique_ptr<ArrayParts> array;    // NDArray and Tensor only
-  std::shared_ptr<device::Buffer> device;  // DeviceBuffer only
+  // The parts only some kinds have live behind one pointer (see Extra), so
+  // the node is one cache line: reading them costs a load more, and a node
+  // without them (nearly all of them) is at rest after a test of one word.
+  //
+  // Global: the qualified name. Module: the import name. Empty otherwise.
+  const std::string& name() const { return extra_ ? extra_->name : empty_name(); }
+  void set_name(std::string name) { extra().name = std::move(name); }
+  // Object only: the reduce's parts (nullptr for other kinds).
+  ObjectParts* obj() const { return extra_ ? extra_->obj.get() : nullptr; }
+  void set_obj(std::unique_ptr<ObjectParts> parts) {
+    if (parts || extra_) extra().obj = std::move(parts);
+  }
+  // NDArray and Tensor only: the array's parts (nullptr for other kinds).
+  ArrayParts* array() const { return extra_ ? extra_->array.get() : nullptr; }
+  void set_array(std::unique_ptr<ArrayParts> parts) {
+    if (parts || extra_) extra().array = std::move(parts);
+  }
+  // DeviceBuffer only: the buffer in device memory (empty for other kinds).
+  const std::shared_ptr<device::Buffer>& device() const {
+    return extra_ ? extra_->device : empty_device();
+  }
+  void set_device(std::shared_ptr<device::Buffer> buffer) {
+    if (buffer || extra_) extra().device = std::move(buffer);
+  }
 
  private:
   friend class Graph;  // recycles nodes; sets view_ of those it makes with arena payloads
-  // Bytes set with set_owned (a node built by hand). A pointer, not a
-  // string in the node: most nodes' payloads are in the graph's arena, and a
-  // node at rest is then tested with one load here instead of two.
-  std::unique_ptr<std::string> owned_;
+  struct Extra {
+    std::string name;
+    std::unique_ptr<ObjectParts> obj;
+    std::unique_ptr<ArrayParts> array;
+    std::shared_ptr<device::Buffer> device;
+    // Bytes set with set_owned (a node built by hand); most nodes' payloads
+    // are in the graph's arena.
+    std::string owned;
+  };
+  Extra& extra() {
+    if (!extra_) extra_ = std::make_unique<Extra>();
+    return *extra_;
+  }
+  static const std::string& empty_name();
+  static const std::shared_ptr<device::Buffer>& empty_device();
+  std::unique_ptr<Extra> extra_;
 
   // Graph's recycling (see Graph::make). A node "at rest" holds nothing its
-  // destructor would free, and its fields past the first cache line are a
-  // new node's: reset() then makes it equal to Node(k) with a handful of
-  // stores, where constructing one writes every field.
+  // destructor would free (no extra parts, no items of its own on the heap):
+  // reset() then makes it equal to Node(k) with a handful of stores.
   bool at_rest() const {
-    constexpr std::size_t kEmptyCapacity = kEmptyStringCapacity;  // no heap block
-    // One test of all the fields rather than a branch for each.
-    const std::uintptr_t held =
-        reinterpret_cast<std::uintptr_t>(obj.get()) |
-        reinterpret_cast<std::uintptr_t>(array.get()) |
-        reinterpret_cast<std::uintptr_t>(device.get()) |
-        reinterpret_cast<std::uintptr_t>(owned_.get()) | items.owns_heap() | name.size() |
-        (name.capacity() ^ kEmptyCapacity);
-    return held == 0;
+    return (reinterpret_cast<std::uintptr_t>(extra_.get()) | items.owns_heap()) == 0;
   }
   void reset(Kind k) {
     kind = k;
@@ -271,6 +275,8 @@ struct Node {
   }
 };
 
+static_assert(sizeof(Node) == 64, "a node is one cache line (see the field order above)");
+
 // Whether the object a loader hands back for `n` is read-only: a
 // PickleBuffer the stream marks read-only or whose supplied memory is, an
 // NDArray that was pickled read-only or views read-only supplied memory.
@@ -278,7 +284,7 @@ struct Node {
 inline bool loaded_readonly(const Node& n) {
   const bool supplied_readonly = n.supplied == Supplied::ReadOnly;
   if (n.kind == Kind::PickleBuffer) return n.flag || supplied_readonly;
-  if (n.kind == Kind::NDArray && n.array) return !n.array->writeable || supplied_readonly;
+  if (n.kind == Kind::NDArray && n.array()) return !n.array()->writeable || supplied_readonly;
   return false;
 }
 
@@ -421,7 +427,7 @@ class Graph {
   // (Node::at_rest), which make() reuses and destroy() restores; so a chunk
   // is freed without running destructors, there being nothing to free.
   static constexpr std::size_t kChunkNodes = 32;
-  struct Chunk {
+  struct alignas(64) Chunk {
     alignas(Node) unsigned char storage[kChunkNodes * sizeof(Node)];
     Node& at(std::size_t i) { return *std::launder(reinterpret_cast<Node*>(storage) + i); }
     const Node& at(std::size_t i) const {

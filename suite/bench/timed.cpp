@@ -217,7 +217,7 @@ class ReferenceFamiliesTimed final : public TimedSubject {
     value_ = workload.value;
     serialize_.serializers = {"cuda", "dask", "pickle"};
     serialize_.on_error = families::OnError::Raise;
-    device::Device& dev = workload.value->device->device();
+    device::Device& dev = workload.value->device()->device();
     const device::CopyCounters before = dev.counters();
     Graph graph;
     const Node* root = nullptr;

@@ -161,8 +161,8 @@ std::vector<std::pair<const Node*, std::string>> json_children(const Node* n) {
       if (!n->items.empty()) out.emplace_back(n->items[0], "/persid");
       break;
     case Kind::Object: {
-      if (!n->obj) break;
-      const ObjectParts& o = *n->obj;
+      if (!n->obj()) break;
+      const ObjectParts& o = *n->obj();
       if (o.callable) out.emplace_back(o.callable, "/object/callable");
       if (o.args) out.emplace_back(o.args, "/object/args");
       if (o.state) out.emplace_back(o.state, "/object/state");

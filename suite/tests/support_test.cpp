@@ -84,23 +84,23 @@ TEST(SupportValues, ObjectsAreTheReduceFormsTheEncoderWrites) {
   Graph g;
   Values v{g};
   Node* o = v.newobj({v.i(1)}, v.D());
-  EXPECT_EQ(o->obj->callable->name, "__newobj__");
-  ASSERT_EQ(o->obj->args->items.size(), 2u);
-  EXPECT_EQ(o->obj->args->items[0]->name, "Obj");
-  EXPECT_NE(o->obj->state, nullptr);
+  EXPECT_EQ(o->obj()->callable->name(), "__newobj__");
+  ASSERT_EQ(o->obj()->args->items.size(), 2u);
+  EXPECT_EQ(o->obj()->args->items[0]->name(), "Obj");
+  EXPECT_NE(o->obj()->state, nullptr);
   Node* ex = v.newobj_ex(v.T(), v.D());
-  EXPECT_EQ(ex->obj->callable->name, "__newobj_ex__");
-  EXPECT_EQ(v.make(v.T())->obj->callable->name, "make");
+  EXPECT_EQ(ex->obj()->callable->name(), "__newobj_ex__");
+  EXPECT_EQ(v.make(v.T())->obj()->callable->name(), "make");
 }
 
 TEST(SupportValues, WithLayoutFillsAnArrayOrTensorNode) {
   Graph g;
   Node* n = with_layout(g.ndarray(), "<f8", {2, 3}, {24, 8}, 8, std::string(56, '\0'));
   EXPECT_EQ(n->kind, Kind::NDArray);
-  EXPECT_EQ(n->array->dtype, "<f8");
-  EXPECT_EQ(n->array->shape, (std::vector<std::int64_t>{2, 3}));
-  EXPECT_EQ(n->array->strides, (std::vector<std::int64_t>{24, 8}));
-  EXPECT_EQ(n->array->offset, 8);
+  EXPECT_EQ(n->array()->dtype, "<f8");
+  EXPECT_EQ(n->array()->shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(n->array()->strides, (std::vector<std::int64_t>{24, 8}));
+  EXPECT_EQ(n->array()->offset, 8);
   EXPECT_EQ(n->payload().size(), 56u);
   EXPECT_FALSE(n->borrowed());
   EXPECT_EQ(with_layout(g.tensor(), "float32", {1}, {1}, 0, "abcd")->kind, Kind::Tensor);

@@ -127,10 +127,10 @@ inline void Encoder::push_save(const Node* n) {
                     true);
       break;
     case Step::kListItems:
-      object_items(t, SeqView{t.node->obj->listitems}, op(Op::APPEND), op(Op::APPENDS));
+      object_items(t, SeqView{t.node->obj()->listitems}, op(Op::APPEND), op(Op::APPENDS));
       break;
     case Step::kDictItems:
-      object_items(t, PairView{t.node->obj->dictitems}, op(Op::SETITEM), op(Op::SETITEMS));
+      object_items(t, PairView{t.node->obj()->dictitems}, op(Op::SETITEM), op(Op::SETITEMS));
       break;
     case Step::kSaveEmptyTuple:
       boundary();

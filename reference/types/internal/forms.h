@@ -15,7 +15,7 @@ namespace serialcheck::types::internal {
 
 // The global module.qualname.
 inline bool is_global(const Node* n, std::string_view module, std::string_view qualname) {
-  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == qualname;
+  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name() == qualname;
 }
 
 inline bool is_str(const Node* n, std::string_view text) {

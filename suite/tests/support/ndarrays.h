@@ -25,7 +25,7 @@ inline Node* array(Graph& g, std::string dtype, std::vector<std::int64_t> shape,
                    bool writeable = true) {
   Node* n = with_layout(g.ndarray(), std::move(dtype), std::move(shape), std::move(strides),
                         offset, std::move(payload));
-  n->array->writeable = writeable;
+  n->array()->writeable = writeable;
   return n;
 }
 
@@ -43,9 +43,9 @@ inline std::vector<const Node*> arrays_of(const Node* root) {
 // their second encoding differs from the first.
 inline bool all_contiguous(const Node* root) {
   for (const Node* n : arrays_of(root)) {
-    const int itemsize = types::parse_numeric_dtype(n->array->dtype)->itemsize;
-    if (!types::ndarray_c_contiguous(*n->array, itemsize) &&
-        !types::ndarray_f_contiguous(*n->array, itemsize)) {
+    const int itemsize = types::parse_numeric_dtype(n->array()->dtype)->itemsize;
+    if (!types::ndarray_c_contiguous(*n->array(), itemsize) &&
+        !types::ndarray_f_contiguous(*n->array(), itemsize)) {
       return false;
     }
   }

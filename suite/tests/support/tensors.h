@@ -33,8 +33,8 @@ inline Node* tensor(Graph& g, std::string dtype, std::vector<std::int64_t> shape
                     bool requires_grad = false, Node* grad = nullptr) {
   Node* n = with_layout(g.tensor(), std::move(dtype), std::move(shape), std::move(strides), offset,
                         std::move(data));
-  n->array->requires_grad = requires_grad;
-  n->array->grad = grad;
+  n->array()->requires_grad = requires_grad;
+  n->array()->grad = grad;
   return n;
 }
 

@@ -14,7 +14,7 @@ Node* Values::big(const std::string& decimal) {
 
 Node* Values::obj(Node* callable, Node* args, Node* state) {
   Node* o = g.object(callable, args);
-  o->obj->state = state;
+  o->obj()->state = state;
   return o;
 }
 
@@ -35,7 +35,7 @@ Node* Values::ints(std::int64_t n) {
 
 Node* with_layout(Node* n, std::string dtype, std::vector<std::int64_t> shape,
                   std::vector<std::int64_t> strides, std::int64_t offset, std::string data) {
-  ArrayParts& a = *n->array;
+  ArrayParts& a = *n->array();
   a.dtype = std::move(dtype);
   a.shape = std::move(shape);
   a.strides = std::move(strides);

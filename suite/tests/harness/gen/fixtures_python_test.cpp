@@ -236,7 +236,7 @@ TEST_F(PythonFixtures, NewobjExWithObjectNewFailsForAnOwnNew) {
     // Protocol 4's reduce is copyreg.__newobj_ex__ itself.
     c.value = python::resolve_fixture_requests(req, *c.graph, 4);
     ASSERT_EQ(c.value->kind, Kind::Object);
-    ASSERT_EQ(c.value->obj->callable->name, "__newobj_ex__");
+    ASSERT_EQ(c.value->obj()->callable->name(), "__newobj_ex__");
     c.protocol = protocol;
     Outcome o = bytes_match.check(c);
     EXPECT_TRUE(o.failed()) << "protocol " << protocol;
@@ -257,8 +257,8 @@ TEST_F(PythonFixtures, ResolvedValuesHoldOnlyWhatPickleWrites) {
     Node* value = python::resolve_fixture_requests(g.list({setter, self_ref}), out, protocol);
     const Node* resolved_setter = value->items.at(0);
     ASSERT_EQ(resolved_setter->kind, Kind::Object);
-    EXPECT_EQ(resolved_setter->obj->state, nullptr);
-    EXPECT_EQ(resolved_setter->obj->state_setter, nullptr);
+    EXPECT_EQ(resolved_setter->obj()->state, nullptr);
+    EXPECT_EQ(resolved_setter->obj()->state_setter, nullptr);
     std::vector<const Node*> persids;
     for (const Node* n : reachable(value)) {
       if (n->kind == Kind::PersId) persids.push_back(n);
@@ -360,7 +360,7 @@ TEST_F(PythonFixtures, CasesHoldResolvedObjects) {
       if (n == nullptr || !seen.insert(n).second) continue;
       if (n->kind == Kind::Global && n->payload() == gen::kFixturesModule) found = true;
       for (const Node* item : n->items) todo.push_back(item);
-      if (n->obj) todo.insert(todo.end(), {n->obj->callable, n->obj->args, n->obj->state});
+      if (n->obj()) todo.insert(todo.end(), {n->obj()->callable, n->obj()->args, n->obj()->state});
     }
     with_fixtures += found ? 1 : 0;
   }

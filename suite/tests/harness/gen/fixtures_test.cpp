@@ -89,7 +89,7 @@ TEST(Fixtures, GetattrOfAGlobalIsTheNestedGlobalThroughPython) {
   EXPECT_FALSE(props::same_value(g.list({dotted}), g.list({call}), false, nullptr));
   // With state it is a call, not a name.
   Node* with_state = g.object(getattr, g.tuple({g.global("m", "A.B"), g.str("c")}));
-  with_state->obj->state = g.dict();
+  with_state->obj()->state = g.dict();
   EXPECT_FALSE(props::same_value(dotted, with_state, true, nullptr));
 }
 

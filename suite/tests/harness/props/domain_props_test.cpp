@@ -93,7 +93,7 @@ class FaultySubject : public ReferenceSubject {
     Node* root = ReferenceSubject::loads(message, graph, options);
     for (std::size_t i = 0; i < graph.size(); ++i) {
       Node& n = graph.node(i);
-      if (fault_ == Fault::DropGrad && n.kind == Kind::Tensor && n.array) n.array->grad = nullptr;
+      if (fault_ == Fault::DropGrad && n.kind == Kind::Tensor && n.array()) n.array()->grad = nullptr;
       if (fault_ == Fault::CopyModules && n.kind == Kind::Module) n.flag = true;
     }
     return root;

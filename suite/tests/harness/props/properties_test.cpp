@@ -335,9 +335,9 @@ TEST(Generators, OneNodePerValueWhereIdentityIsByValue) {
     for (const Node* n : nodes_of(v.root)) {
       std::string key;
       if (n->kind == Kind::Global) {
-        key = "global " + std::string(n->payload()) + "." + n->name;
+        key = "global " + std::string(n->payload()) + "." + n->name();
       } else if (n->kind == Kind::Module) {
-        key = "module " + n->name;
+        key = "module " + n->name();
       } else if (gen::is_singleton(*n)) {
         key = std::string(serialcheck::kind_name(n->kind)) + " " + std::string(n->payload());
       } else {
@@ -374,7 +374,7 @@ TEST(Generators, PythonSafePresetKeepsToRealPythonValues) {
       EXPECT_NE(n->kind, Kind::PersId) << v;
       EXPECT_NE(n->kind, Kind::Object) << v;
       if (n->kind == Kind::Global) {
-        EXPECT_TRUE(real.count({std::string(n->payload()), n->name})) << v;
+        EXPECT_TRUE(real.count({std::string(n->payload()), n->name()})) << v;
       }
       // CPython keeps one object per one-character str: so does the value.
       if (n->kind == Kind::Str && n->payload().size() <= 1) {

@@ -289,7 +289,7 @@ TEST_F(PythonBridge, GlobalsResolveToTheRealObjects) {
   EXPECT_TRUE(python_truth("x is __import__('os').path.join"));
   Node* described = from_python(join.get(), out);
   EXPECT_EQ(described->payload(), "posixpath");
-  EXPECT_EQ(described->name, "join");
+  EXPECT_EQ(described->name(), "join");
   round_trip(g.global("collections", "OrderedDict"), out);
   EXPECT_TRUE(python_truth("x is __import__('collections').OrderedDict"));
 
@@ -297,12 +297,12 @@ TEST_F(PythonBridge, GlobalsResolveToTheRealObjects) {
   Node* inner = describe("Outer.Inner", g);
   ASSERT_EQ(inner->kind, Kind::Global);
   EXPECT_EQ(inner->payload(), "__main__");
-  EXPECT_EQ(inner->name, "Outer.Inner");
+  EXPECT_EQ(inner->name(), "Outer.Inner");
   Node* function = describe("function", g);
-  EXPECT_EQ(function->name, "function");
+  EXPECT_EQ(function->name(), "function");
   Node* len = describe("len", g);
   EXPECT_EQ(len->payload(), "builtins");
-  EXPECT_EQ(len->name, "len");
+  EXPECT_EQ(len->name(), "len");
   round_trip(inner, out);
   EXPECT_TRUE(python_truth("x is Outer.Inner"));
   // A Python 2 name, as protocol 0-2 pickles carry them.
@@ -342,11 +342,11 @@ TEST_F(PythonBridge, DatetimesComeBackAsTheSameReduce) {
   ASSERT_EQ(value->kind, Kind::List);
   Node* dt = value->items[0];
   ASSERT_EQ(dt->kind, Kind::Object);
-  ASSERT_EQ(dt->obj->callable->kind, Kind::Global);
-  EXPECT_EQ(dt->obj->callable->payload(), "datetime");
-  EXPECT_EQ(dt->obj->callable->name, "datetime");
-  ASSERT_EQ(dt->obj->args->kind, Kind::Tuple);
-  EXPECT_EQ(dt->obj->args->items.at(0)->kind, Kind::Bytes);
+  ASSERT_EQ(dt->obj()->callable->kind, Kind::Global);
+  EXPECT_EQ(dt->obj()->callable->payload(), "datetime");
+  EXPECT_EQ(dt->obj()->callable->name(), "datetime");
+  ASSERT_EQ(dt->obj()->args->kind, Kind::Tuple);
+  EXPECT_EQ(dt->obj()->args->items.at(0)->kind, Kind::Bytes);
   Graph out;
   round_trip(value, out);
   EXPECT_TRUE(python_truth("x == values and x is not values"));
@@ -380,7 +380,7 @@ TEST_F(PythonBridge, TorchTensorsAreTensorNodes) {
   Graph g;
   Node* value = describe("t", g, 2);
   ASSERT_EQ(value->kind, Kind::Tensor);
-  EXPECT_EQ(value->array->dtype, "float32");
+  EXPECT_EQ(value->array()->dtype, "float32");
   Graph out;
   round_trip(value, out);
   EXPECT_TRUE(python_truth("type(x) is torch.Tensor and torch.equal(x, t) and x.shape == (2, 3)"));
@@ -399,8 +399,8 @@ TEST_F(PythonBridge, ObjectsWithStateAndCycles) {
   Graph g;
   Node* value = describe("p", g, 2);
   ASSERT_EQ(value->kind, Kind::Object);
-  EXPECT_EQ(value->obj->callable->name, "__newobj__");  // copyreg.__newobj__
-  ASSERT_NE(value->obj->state, nullptr);
+  EXPECT_EQ(value->obj()->callable->name(), "__newobj__");  // copyreg.__newobj__
+  ASSERT_NE(value->obj()->state, nullptr);
   Graph out;
   round_trip(value, out, 2);
   EXPECT_TRUE(python_truth("type(x) is Point and x.me is x and (x.x, x.y) == (1, 'two')"));
@@ -408,7 +408,7 @@ TEST_F(PythonBridge, ObjectsWithStateAndCycles) {
   // Below protocol 2 objects reduce through copyreg._reconstructor.
   Graph g0;
   Node* old = describe("p", g0, 0);
-  EXPECT_EQ(old->obj->callable->name, "_reconstructor");
+  EXPECT_EQ(old->obj()->callable->name(), "_reconstructor");
   round_trip(old, out, 0);
   EXPECT_TRUE(python_truth("type(x) is Point and x.me is x"));
 }
@@ -445,11 +445,11 @@ TEST_F(PythonBridge, SlotsSetstateNewobjExAndStateSetters) {
   round_trip(describe("c", g), out);
   EXPECT_TRUE(python_truth("x.v == 4 and x.restored"));
   Node* keyword = describe("kw", g, 4);
-  EXPECT_EQ(keyword->obj->callable->name, "__newobj_ex__");
+  EXPECT_EQ(keyword->obj()->callable->name(), "__newobj_ex__");
   round_trip(keyword, out, 4);
   EXPECT_TRUE(python_truth("type(x) is Keyword and x.k == 5"));
   Node* with_setter = describe("ws", g);
-  ASSERT_NE(with_setter->obj->state_setter, nullptr);
+  ASSERT_NE(with_setter->obj()->state_setter, nullptr);
   round_trip(with_setter, out);
   EXPECT_TRUE(python_truth("x.via_setter == 'the state'"));
 }
@@ -517,11 +517,11 @@ TEST_F(PythonBridge, ListAndDictItems) {
   Graph g;
   Graph out;
   Node* my_list = describe("ml", g);
-  EXPECT_EQ(my_list->obj->listitems.size(), 3u);
+  EXPECT_EQ(my_list->obj()->listitems.size(), 3u);
   round_trip(my_list, out);
   EXPECT_TRUE(python_truth("type(x) is MyList and x == [1, 2, 3] and x.tag == 't'"));
   Node* ordered = describe("od", g);
-  EXPECT_EQ(ordered->obj->dictitems.size(), 2u);
+  EXPECT_EQ(ordered->obj()->dictitems.size(), 2u);
   round_trip(ordered, out);
   EXPECT_TRUE(
       python_truth("type(x) is collections.OrderedDict and list(x.items()) == [('b', 1), "
@@ -537,7 +537,7 @@ TEST_F(PythonBridge, SingletonsAndTheirTypes) {
   EXPECT_TRUE(
       python_truth("x == [type(None), type(NotImplemented), type(...), NotImplemented, ...]"));
   EXPECT_EQ(value->items[3]->kind, Kind::Global);
-  EXPECT_EQ(value->items[3]->name, "NotImplemented");
+  EXPECT_EQ(value->items[3]->name(), "NotImplemented");
 }
 
 TEST_F(PythonBridge, PickleBuffers) {

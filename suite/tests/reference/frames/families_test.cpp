@@ -73,7 +73,7 @@ struct B : test_support::Values {
            std::string data, std::int64_t offset = 0, bool writeable = true) {
     Node* n = test_support::with_layout(g.ndarray(), std::move(dtype), std::move(shape),
                                         std::move(strides), offset, std::move(data));
-    n->array->writeable = writeable;
+    n->array()->writeable = writeable;
     return n;
   }
   // C-contiguous float64 0, 1, 2, ... of this shape.
@@ -124,7 +124,7 @@ std::size_t torch_itemsize(const std::string& dtype) {
 
 // The elements in C order; strides and offset in units of `scale` bytes.
 std::string c_order(const Node& n, std::size_t itemsize, std::int64_t scale) {
-  const ArrayParts& a = *n.array;
+  const ArrayParts& a = *n.array();
   std::int64_t count = 1;
   for (auto d : a.shape) count *= d;
   std::string out;
@@ -179,7 +179,7 @@ json describe(const Node* n) {
       return {{"set", items}};
     }
     case Kind::NDArray: {
-      const ArrayParts& a = *n->array;
+      const ArrayParts& a = *n->array();
       return {{"ndarray",
                {{"dtype", a.dtype},
                 {"shape", a.shape},
@@ -187,7 +187,7 @@ json describe(const Node* n) {
                 {"writeable", a.writeable}}}};
     }
     case Kind::Tensor: {
-      const ArrayParts& a = *n->array;
+      const ArrayParts& a = *n->array();
       const std::size_t size = torch_itemsize(a.dtype);
       std::string device = a.device.substr(0, a.device.find(':'));
       return {{"tensor",
@@ -198,7 +198,7 @@ json describe(const Node* n) {
                 {"grad", describe(a.grad)},
                 {"device", device}}}};
     }
-    case Kind::Module: return {{"module", n->name}};
+    case Kind::Module: return {{"module", n->name()}};
     default: return {{"repr", std::string(kind_name(n->kind))}};
   }
 }
@@ -552,8 +552,8 @@ TEST(FamiliesDask, TensorNestsTheNdarrayHeaderIntact) {
   B b{g};
   std::string storage = le_ints<float>({0.f, 1.f, 2.f, 3.f});
   Node* t = b.tensor("float32", {4}, {1}, storage);
-  t->array->requires_grad = true;
-  t->array->grad = b.tensor("float32", {4}, {1}, le_ints<float>({.5f, .5f, .5f, .5f}));
+  t->array()->requires_grad = true;
+  t->array()->grad = b.tensor("float32", {4}, {1}, le_ints<float>({.5f, .5f, .5f, .5f}));
   Message m = serialize(t);
   EXPECT_EQ(m.header["type"], "torch.Tensor");
   EXPECT_EQ(m.header["serializer"], "dask");
@@ -574,7 +574,7 @@ TEST(FamiliesDask, TensorNestsTheNdarrayHeaderIntact) {
 
   ASSERT_EQ(m.frames.size(), 2u);
   EXPECT_TRUE(frame_aliases(m.frames[0], *t));
-  EXPECT_TRUE(frame_aliases(m.frames[1], *t->array->grad));
+  EXPECT_TRUE(frame_aliases(m.frames[1], *t->array()->grad));
   Graph out;
   Node* back = deserialize(m, out);
   ASSERT_EQ(back->kind, Kind::Tensor);
@@ -618,7 +618,7 @@ TEST(FamiliesDask, TensorHeadersTorchWouldRefuseAreBadHeaders) {
   EXPECT_EQ(e.header_key(), "/sub-header/requires_grad");
 
   Node* f = b.tensor("float32", {2}, {1}, le_ints<float>({1.f, 2.f}));
-  f->array->grad = b.tensor("float32", {2}, {1}, le_ints<float>({0.f, 0.f}));
+  f->array()->grad = b.tensor("float32", {2}, {1}, le_ints<float>({0.f, 0.f}));
   m = serialize(f);
   m.header["sub-header"]["grad"]["header"]["sub-header"]["shape"] = json::array({1});
   m.header["sub-header"]["grad"]["header"]["sub-header"]["strides"] = json::array({4});
@@ -659,9 +659,9 @@ TEST(FamiliesDask, ModulesTravelByReference) {
   Graph out;
   Node* back = deserialize(m, out);
   ASSERT_EQ(back->kind, Kind::Module);
-  EXPECT_EQ(back->name, "torch.backends.cudnn");
+  EXPECT_EQ(back->name(), "torch.backends.cudnn");
   ASSERT_EQ(back->items.size(), 1u);
-  EXPECT_EQ(back->items[0]->name, "CudnnModule");
+  EXPECT_EQ(back->items[0]->name(), "CudnnModule");
 }
 
 // ---- walking
@@ -714,10 +714,10 @@ TEST(FamiliesWalk, ListAndDictSubclassesAreWalked) {
   B b{g};
   Node* a = b.arange({3});
   Node* lst = g.object(g.global("mod", "MyList"), b.T());
-  lst->obj->listitems = {a, b.i(2)};
-  lst->obj->state = b.D({b.s("tag"), b.i(1)});
+  lst->obj()->listitems = {a, b.i(2)};
+  lst->obj()->state = b.D({b.s("tag"), b.i(1)});
   Node* dct = g.object(g.global("collections", "OrderedDict"), b.T());
-  dct->obj->dictitems = {{b.s("a"), b.ba("xy")}, {b.i(5), b.s("v")}};
+  dct->obj()->dictitems = {{b.s("a"), b.ba("xy")}, {b.i(5), b.s("v")}};
   for (Node* v : {lst, dct}) {
     Message m;
     Graph out;
@@ -727,16 +727,16 @@ TEST(FamiliesWalk, ListAndDictSubclassesAreWalked) {
     EXPECT_EQ(m.header["subclass"]["header"]["serializer"], "pickle");
     EXPECT_TRUE(copied_on_serialize(v, m).empty());
     ASSERT_EQ(back->kind, Kind::Object);
-    EXPECT_EQ(back->obj->callable->name, v->obj->callable->name);
-    EXPECT_EQ(back->obj->listitems.size(), v->obj->listitems.size());
-    EXPECT_EQ(back->obj->dictitems.size(), v->obj->dictitems.size());
+    EXPECT_EQ(back->obj()->callable->name(), v->obj()->callable->name());
+    EXPECT_EQ(back->obj()->listitems.size(), v->obj()->listitems.size());
+    EXPECT_EQ(back->obj()->dictitems.size(), v->obj()->dictitems.size());
   }
   Message m;
   Graph out;
   Node* back = roundtrip(dct, m, out);
   EXPECT_TRUE(equal(dct, back));
   EXPECT_EQ(m.header["type-serialized"], "dict");
-  EXPECT_EQ(describe(roundtrip(lst, m, out)->obj->listitems[0]), describe(a));
+  EXPECT_EQ(describe(roundtrip(lst, m, out)->obj()->listitems[0]), describe(a));
 }
 
 TEST(FamiliesWalk, SharingAndCyclesAreNeverSplit) {
@@ -953,7 +953,7 @@ TEST(FamiliesCuda, DeviceBuffersTravelWithoutCopies) {
   Graph out;
   Node* back = deserialize(m, out);
   ASSERT_EQ(back->items[1]->kind, Kind::DeviceBuffer);
-  EXPECT_TRUE(back->items[1]->device->same_allocation(*buffer->device));
+  EXPECT_TRUE(back->items[1]->device()->same_allocation(*buffer->device()));
   EXPECT_TRUE(copied_on_serialize(v, m).empty());
   EXPECT_TRUE(copied_on_deserialize(back, m).empty());
   EXPECT_EQ(dev->counters().copies(), 0u) << device::to_string(dev->counters());
@@ -975,9 +975,9 @@ TEST(FamiliesCuda, RealGpuBuffersTravelWithoutCopies) {
   Message m = serialize(buffer, so);
   Graph out;
   Node* back = deserialize(m, out);
-  EXPECT_TRUE(back->device->same_allocation(*buffer->device));
+  EXPECT_TRUE(back->device()->same_allocation(*buffer->device()));
   EXPECT_EQ(gpu->counters().copies(), before.copies());
-  EXPECT_EQ(gpu->download(*back->device), "on the gpu");
+  EXPECT_EQ(gpu->download(*back->device()), "on the gpu");
 }
 
 TEST(FamiliesCuda, HostFramesNeedADevice) {
@@ -997,7 +997,7 @@ TEST(FamiliesCuda, HostFramesNeedADevice) {
   Node* back = deserialize(m, out, dopt);
   ASSERT_EQ(back->kind, Kind::DeviceBuffer);
   EXPECT_EQ(target->counters().host_to_device, 1u);
-  EXPECT_EQ(target->download(*back->device), "xyz");
+  EXPECT_EQ(target->download(*back->device()), "xyz");
 }
 
 // ---- msgpack
@@ -1140,7 +1140,7 @@ RC_GTEST_PROP(FamiliesProperties, ArraysAnywhereInCollectionsAreFramed, ()) {
       v = b.D(kv);
     } else {
       Node* o = g.object(g.global("mod", "L"), b.T());
-      o->obj->listitems = items;
+      o->obj()->listitems = items;
       v = o;
     }
   }
@@ -1277,8 +1277,8 @@ TEST(FamiliesInterop, ReferenceMessagesLoadInDistributed) {
   std::string doubles;
   for (int k = 0; k < 12; ++k) doubles += le_doubles({static_cast<double>(k)});
   Node* t = b.tensor("float32", {4}, {1}, le_ints<float>({0.f, 1.f, 2.f, 3.f}));
-  t->array->requires_grad = true;
-  t->array->grad = b.tensor("float32", {4}, {1}, le_ints<float>({.5f, .5f, .5f, .5f}));
+  t->array()->requires_grad = true;
+  t->array()->grad = b.tensor("float32", {4}, {1}, le_ints<float>({.5f, .5f, .5f, .5f}));
   std::string storage;
   for (int k = 0; k < 10; ++k) storage += le_ints<float>({static_cast<float>(k)});
 

@@ -700,7 +700,7 @@ TEST(Decoder, GlobalsKeepPython2NamesWithoutFixImports) {
 TEST(Decoder, ReduceWithDictItems) {
   each_protocol(kOrderedDict, [](int, const Node* got, Build& w) {
     Node* o = w.obj(w.glob("collections", "OrderedDict"), w.tuple({}));
-    o->obj->dictitems.emplace_back(w.s("a"), w.i(1));
+    o->obj()->dictitems.emplace_back(w.s("a"), w.i(1));
     expect_same(got, o);
   });
 }
@@ -708,7 +708,7 @@ TEST(Decoder, ReduceWithDictItems) {
 TEST(Decoder, ReduceWithBuild) {
   each_protocol(kNamespace, [](int, const Node* got, Build& w) {
     Node* o = w.obj(w.glob("types", "SimpleNamespace"), w.tuple({}));
-    o->obj->state = w.dict({w.s("a"), w.i(1)});
+    o->obj()->state = w.dict({w.s("a"), w.i(1)});
     expect_same(got, o);
   });
 }
@@ -718,7 +718,7 @@ TEST(Decoder, InstanceReconstructorAndNewobj) {
     Node* o = p < 2 ? w.obj(w.glob("copyreg", "_reconstructor"),
                             w.tuple({w.glob("mod", "C"), w.glob("builtins", "object"), w.none()}))
                     : w.newobj("mod", "C");
-    o->obj->state = w.dict({w.s("a"), w.i(1)});
+    o->obj()->state = w.dict({w.s("a"), w.i(1)});
     expect_same(got, o);
   });
 }
@@ -732,7 +732,7 @@ TEST(Decoder, ListSubclassItemsGoToListitems) {
           w.tuple({w.glob("mod", "L"), w.glob("builtins", "list"), w.list({w.i(1), w.i(2)})}));
     } else {
       o = w.newobj("mod", "L");
-      o->obj->listitems = {w.i(1), w.i(2)};
+      o->obj()->listitems = {w.i(1), w.i(2)};
     }
     expect_same(got, o);
   });
@@ -766,7 +766,7 @@ TEST(Decoder, NewobjExBelowProtocol4) {
   Node* cls = w.glob("mod", "KWN");
   Node* fn = w.obj(w.glob("builtins", "getattr"), w.tuple({cls, w.s("__new__")}));
   Node* partial = w.obj(w.glob("functools", "partial"), w.tuple({fn}));
-  partial->obj->state = w.tuple({fn, w.tuple({cls, w.i(1)}), w.dict({w.s("k"), w.i(2)}), w.none()});
+  partial->obj()->state = w.tuple({fn, w.tuple({cls, w.i(1)}), w.dict({w.s("k"), w.i(2)}), w.none()});
   expect_same(got, w.obj(partial, w.tuple({})));
 }
 
@@ -778,8 +778,8 @@ TEST(Decoder, StateSetterIsRecognised) {
     Build w{want};
     const Node* got = decode_ok(stream, g);
     Node* o = w.obj(w.glob("mod", "S"), w.tuple({}));
-    o->obj->state = w.dict({w.s("s"), w.i(1)});
-    o->obj->state_setter = w.glob("mod", "setter");
+    o->obj()->state = w.dict({w.s("s"), w.i(1)});
+    o->obj()->state_setter = w.glob("mod", "setter");
     expect_same(got, o);
   }
 }
@@ -815,8 +815,8 @@ TEST(Decoder, GlobalsAreInternedByName) {
       g);
   ASSERT_TRUE(got);
   ASSERT_EQ(got->items.size(), 2u);
-  const ObjectParts& a = *got->items[0]->obj;
-  const ObjectParts& b = *got->items[1]->obj;
+  const ObjectParts& a = *got->items[0]->obj();
+  const ObjectParts& b = *got->items[1]->obj();
   EXPECT_EQ(a.callable, b.callable);
   EXPECT_EQ(a.args->items[0], b.args->items[0]);
   EXPECT_NE(a.args, b.args);
@@ -932,8 +932,8 @@ TEST(Decoder, InstAndObjAreMarkedInstantiate) {
     Graph h;
     Build w{h};
     Node* plain = w.obj(w.glob("__main__", "D"),
-                        got->obj->args->items.empty() ? w.tuple({}) : w.tuple({w.i(1)}));
-    if (got->obj->state != nullptr) plain->obj->state = h.dict({});
+                        got->obj()->args->items.empty() ? w.tuple({}) : w.tuple({w.i(1)}));
+    if (got->obj()->state != nullptr) plain->obj()->state = h.dict({});
     EXPECT_TRUE(equal(got, plain));
     for (int protocol = 0; protocol <= 5; ++protocol) {
       pickle::EncodeOptions options;
@@ -1217,7 +1217,7 @@ TEST(Decoder, BuildRules) {
   const Node* got = decode_ok("cm\nC\n)R}b."sv, g);
   ASSERT_TRUE(got);
   ASSERT_EQ(got->kind, Kind::Object);
-  EXPECT_NE(got->obj->state, nullptr);
+  EXPECT_NE(got->obj()->state, nullptr);
 }
 
 TEST(Decoder, KnownFormsNeedTheExactShape) {

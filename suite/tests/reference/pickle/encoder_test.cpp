@@ -293,13 +293,13 @@ const std::map<std::string, Builder>& builders() {
     };
     c["obj_state_setter"] = [](B& b) {
       Node* o = b.make(b.T(), b.D({b.s("x"), b.i(1)}));
-      o->obj->state_setter = b.G("mod", "setstate");
+      o->obj()->state_setter = b.G("mod", "setstate");
       return o;
     };
     for (int n : {1, 3, 1000, 1001, 2001}) {
       c["obj_listitems_" + std::to_string(n)] = [n](B& b) {
         Node* o = b.make(b.T());
-        for (int k = 0; k < n; ++k) o->obj->listitems.push_back(b.i(k));
+        for (int k = 0; k < n; ++k) o->obj()->listitems.push_back(b.i(k));
         return o;
       };
     }
@@ -307,21 +307,21 @@ const std::map<std::string, Builder>& builders() {
       c["obj_dictitems_" + std::to_string(n)] = [n](B& b) {
         Node* o = b.make(b.T());
         for (int k = 0; k < n; ++k) {
-          o->obj->dictitems.emplace_back(b.s("k" + std::to_string(k)), b.i(k));
+          o->obj()->dictitems.emplace_back(b.s("k" + std::to_string(k)), b.i(k));
         }
         return o;
       };
     }
     c["obj_all_parts"] = [](B& b) {
       Node* o = b.make(b.T({b.s("a")}), b.D({b.s("s"), b.i(1)}));
-      o->obj->listitems = {b.i(1), b.L({b.i(2)})};
-      o->obj->dictitems = {{b.s("k"), b.T({b.i(3)})}};
-      o->obj->state_setter = b.G("mod", "setstate");
+      o->obj()->listitems = {b.i(1), b.L({b.i(2)})};
+      o->obj()->dictitems = {{b.s("k"), b.T({b.i(3)})}};
+      o->obj()->state_setter = b.G("mod", "setstate");
       return o;
     };
     c["obj_recursive"] = [](B& b) {
       Node* o = b.make(b.T());
-      o->obj->state = b.D({b.s("self"), o});
+      o->obj()->state = b.D({b.s("self"), o});
       return o;
     };
     c["obj_shared"] = [](B& b) {
@@ -816,13 +816,13 @@ Node* deep_chain(Graph& g, int depth, int proto) {
         break;
       case 7: {
         Node* o = g.object(g.global("mod", "make"), g.tuple());
-        o->obj->state = v;
+        o->obj()->state = v;
         v = o;
         break;
       }
       case 8: {
         Node* o = g.object(g.global("mod", "make"), g.tuple());
-        o->obj->listitems.push_back(v);
+        o->obj()->listitems.push_back(v);
         v = o;
         break;
       }

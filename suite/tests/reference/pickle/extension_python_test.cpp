@@ -102,9 +102,9 @@ TEST_F(PythonExtension, RegisteredGlobalsAreExtensionReferencesFromProtocol2) {
     const Node* cls = value->items[4];
     if (protocol < 2) {
       ASSERT_EQ(f->kind, Kind::Global);
-      EXPECT_EQ(f->name, "extension_function");
+      EXPECT_EQ(f->name(), "extension_function");
       ASSERT_EQ(inner->kind, Kind::Global);
-      EXPECT_EQ(inner->name, "ExtensionOuter.Inner");
+      EXPECT_EQ(inner->name(), "ExtensionOuter.Inner");
       EXPECT_EQ(value->items[0], value->items[1]);  // a memoized global is one node
       continue;
     }
@@ -118,7 +118,7 @@ TEST_F(PythonExtension, RegisteredGlobalsAreExtensionReferencesFromProtocol2) {
     // The instance's class, in NEWOBJ.
     const Node* instance = value->items[3];
     ASSERT_EQ(instance->kind, Kind::Object);
-    EXPECT_EQ(extension_code(instance->obj->args->items[0]), kExt2Code);
+    EXPECT_EQ(extension_code(instance->obj()->args->items[0]), kExt2Code);
   }
 }
 
@@ -176,7 +176,7 @@ TEST_F(PythonExtension, TheFixtureResolvesToExtensionReferencesFromProtocol2) {
       todo.pop_back();
       if (std::int64_t code = extension_code(n); code != 0) codes.insert(code);
       for (const Node* item : n->items) todo.push_back(item);
-      if (n->obj != nullptr) todo.insert(todo.end(), {n->obj->callable, n->obj->args});
+      if (n->obj() != nullptr) todo.insert(todo.end(), {n->obj()->callable, n->obj()->args});
     }
     if (protocol < 2) {
       EXPECT_TRUE(codes.empty()) << protocol;

@@ -62,7 +62,7 @@ TEST(Extension, RecognisesOnlyTheRegistryCallWithOneCode) {
   EXPECT_EQ(extension_code(g.object(registry, g.tuple({g.str("1")}))), 0);
   EXPECT_EQ(extension_code(g.object(g.global("copyreg", "other"), g.tuple({g.integer(1)}))), 0);
   Node* with_state = extension_ref(g, 5);
-  with_state->obj->state = g.dict();
+  with_state->obj()->state = g.dict();
   EXPECT_EQ(extension_code(with_state), 0);
   EXPECT_EQ(extension_code(g.global("copyreg", "_inverted_registry")), 0);
   EXPECT_EQ(extension_code(nullptr), 0);

@@ -77,18 +77,18 @@ TEST_F(ModulePython, BridgeDescribesModulesAndTheirClasses) {
   Graph g;
   Node* os = python::from_python(eval("importlib.import_module('os')").get(), g);
   ASSERT_EQ(os->kind, Kind::Module);
-  EXPECT_EQ(os->name, "os");
+  EXPECT_EQ(os->name(), "os");
   EXPECT_TRUE(os->items.empty());
   exec("import torch.backends.cudnn");
   Node* cudnn = python::from_python(eval("torch.backends.cudnn").get(), g);
   ASSERT_EQ(cudnn->kind, Kind::Module);
-  EXPECT_EQ(cudnn->name, "torch.backends.cudnn");
+  EXPECT_EQ(cudnn->name(), "torch.backends.cudnn");
   ASSERT_EQ(cudnn->items.size(), 1u);
   EXPECT_EQ(cudnn->items[0]->payload(), "torch.backends.cudnn");
-  EXPECT_EQ(cudnn->items[0]->name, "CudnnModule");
+  EXPECT_EQ(cudnn->items[0]->name(), "CudnnModule");
   // A module that is in no registry is still its name.
   Node* loose = python::from_python(eval("types.ModuleType('sc_unregistered')").get(), g);
-  EXPECT_EQ(loose->name, "sc_unregistered");
+  EXPECT_EQ(loose->name(), "sc_unregistered");
 }
 
 TEST_F(ModulePython, ModuleTypeSubclassesPickleByReference) {

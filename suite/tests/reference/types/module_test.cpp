@@ -55,7 +55,7 @@ TEST(ModuleForm, DecodesToAModuleAtEveryProtocol) {
     Graph h;
     Node* back = decode_into(encode_at(m, p), h);
     ASSERT_EQ(back->kind, Kind::Module) << "protocol " << p;
-    EXPECT_EQ(back->name, "xml.etree.ElementTree");
+    EXPECT_EQ(back->name(), "xml.etree.ElementTree");
     EXPECT_TRUE(back->items.empty());
   }
 }
@@ -92,7 +92,7 @@ TEST(ModuleForm, AnythingElseStaysGeneric) {
   check("empty part", [](Graph& g, Node* f) { return g.object(f, g.tuple({g.str("a..b")})); });
   check("with state", [](Graph& g, Node* f) {
     Node* o = g.object(f, g.tuple({g.str("os")}));
-    o->obj->state = g.dict();
+    o->obj()->state = g.dict();
     return o;
   });
   check("by value", [](Graph& g, Node*) {

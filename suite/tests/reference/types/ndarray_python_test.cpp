@@ -168,19 +168,19 @@ TEST_F(NDArrayPython, FromPythonDescribesExactNumericArrays) {
   for (const Node* item : n->items) ASSERT_EQ(item->kind, Kind::NDArray);
   const Node* view = n->items[0];
   EXPECT_EQ(view, n->items[2]);  // one object, one node
-  EXPECT_EQ(view->array->dtype, "<i4");
-  EXPECT_EQ(view->array->shape, (std::vector<std::int64_t>{2, 2}));
-  EXPECT_EQ(view->array->strides, (std::vector<std::int64_t>{-32, 8}));
+  EXPECT_EQ(view->array()->dtype, "<i4");
+  EXPECT_EQ(view->array()->shape, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_EQ(view->array()->strides, (std::vector<std::int64_t>{-32, 8}));
   // Its payload spans only the elements: rows 2 and 0, columns 1 to 3.
   EXPECT_EQ(view->payload().size(), 44u);
-  EXPECT_EQ(view->array->offset, 32);
+  EXPECT_EQ(view->array()->offset, 32);
   EXPECT_EQ(ndarray_bytes(*view), std::string("\x09\0\0\0\x0b\0\0\0\x01\0\0\0\x03\0\0\0", 16));
-  EXPECT_FALSE(n->items[3]->array->writeable);
-  EXPECT_TRUE(n->items[1]->array->writeable);
-  EXPECT_EQ(n->items[4]->array->dtype, ">c8");
+  EXPECT_FALSE(n->items[3]->array()->writeable);
+  EXPECT_TRUE(n->items[1]->array()->writeable);
+  EXPECT_EQ(n->items[4]->array()->dtype, ">c8");
   EXPECT_EQ(n->items[4]->payload().size(), 0u);
-  EXPECT_EQ(n->items[5]->array->dtype, "|u1");
-  EXPECT_TRUE(n->items[5]->array->shape.empty());
+  EXPECT_EQ(n->items[5]->array()->dtype, "|u1");
+  EXPECT_TRUE(n->items[5]->array()->shape.empty());
   EXPECT_EQ(n->items[5]->payload(), "\x07");
 }
 
@@ -209,7 +209,7 @@ Node* as_numpy_loads(const Node* v, int protocol, Graph& g,
   Node* out = nullptr;
   switch (v->kind) {
     case Kind::NDArray: {
-      const ArrayParts& a = *v->array;
+      const ArrayParts& a = *v->array();
       auto dt = *parse_numeric_dtype(a.dtype);
       const bool contiguous =
           ndarray_c_contiguous(a, dt.itemsize) || ndarray_f_contiguous(a, dt.itemsize);
@@ -289,7 +289,7 @@ TEST_F(NDArrayPython, MatchesNumpyAndTheCPickler) {
       auto want_arrays = arrays_of(want), got_arrays = arrays_of(got);
       RC_ASSERT(want_arrays.size() == got_arrays.size());
       for (std::size_t i = 0; i < got_arrays.size(); ++i) {
-        RC_ASSERT(want_arrays[i]->array->writeable == got_arrays[i]->array->writeable);
+        RC_ASSERT(want_arrays[i]->array()->writeable == got_arrays[i]->array()->writeable);
       }
 
       // The reference decodes its own bytes back to the value, and writes

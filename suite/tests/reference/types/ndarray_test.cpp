@@ -298,8 +298,8 @@ TEST(NDArrayPickle, OutOfBandBuffersBorrowTheArraysMemory) {
   EXPECT_TRUE(back->items[0]->borrowed());
   EXPECT_EQ(back->items[0]->payload().data(), c->payload().data() + 4);
   EXPECT_EQ(back->items[1]->payload().data(), f->payload().data() + 4);
-  EXPECT_FALSE(back->items[0]->array->writeable);
-  EXPECT_TRUE(back->items[1]->array->writeable);
+  EXPECT_FALSE(back->items[0]->array()->writeable);
+  EXPECT_TRUE(back->items[1]->array()->writeable);
   EXPECT_EQ(back->items[0], back->items[3]);  // one array, twice
 }
 
@@ -318,7 +318,7 @@ TEST(NDArrayPickle, InBandBufferKindFollowsTheFlag) {
   Graph out;
   Node* back = decode_with(encode_result(ro, 4, false).bytes, out);
   ASSERT_EQ(back->kind, Kind::NDArray);
-  EXPECT_TRUE(back->array->writeable);
+  EXPECT_TRUE(back->array()->writeable);
   EXPECT_EQ(encode_result(rw, 4, false).bytes, encode_result(ro, 4, false).bytes);
 }
 
@@ -336,12 +336,12 @@ TEST(NDArrayPickle, SharedPartsKeepTheGenericForm) {
   Node* data = h.bytes(std::string(16, '\x01'));
   Node* dtype = h.object(h.global("numpy", "dtype"),
                          h.tuple({h.str("f8"), h.boolean(false), h.boolean(true)}));
-  dtype->obj->state = h.tuple({h.integer(3), h.str("<"), h.none(), h.none(), h.none(),
+  dtype->obj()->state = h.tuple({h.integer(3), h.str("<"), h.none(), h.none(), h.none(),
                                h.integer(-1), h.integer(-1), h.integer(0)});
   Node* obj =
       h.object(h.global("numpy.core.multiarray", "_reconstruct"),
                h.tuple({h.global("numpy", "ndarray"), h.tuple({h.integer(0)}), h.bytes("b")}));
-  obj->obj->state = h.tuple({h.integer(1), h.tuple({h.integer(2)}), dtype, h.boolean(false), data});
+  obj->obj()->state = h.tuple({h.integer(1), h.tuple({h.integer(2)}), dtype, h.boolean(false), data});
   for (Node* value : {h.list({obj}), h.list({obj, data}), h.list({obj, dtype})}) {
     const std::string bytes = encode_result(value, 3, false).bytes;
     Graph out;
@@ -554,7 +554,7 @@ RC_GTEST_PROP(NDArrayGen, SpecsAreWellFormed, ()) {
   const auto spec = *gen::ndarraySpec();
   Graph g;
   Node* n = gen::build_ndarray(spec, g);
-  RC_ASSERT(ndarray_problem(*n->array, n->payload().size()) == "");
+  RC_ASSERT(ndarray_problem(*n->array(), n->payload().size()) == "");
 }
 
 TEST(NDArrayGen, CoversDtypesAndLayouts) {
@@ -565,7 +565,7 @@ TEST(NDArrayGen, CoversDtypesAndLayouts) {
   for (const auto& s : sample) {
     Graph g;
     Node* n = gen::build_ndarray(s, g);
-    const ArrayParts& a = *n->array;
+    const ArrayParts& a = *n->array();
     const int itemsize = parse_numeric_dtype(a.dtype)->itemsize;
     const bool c = ndarray_c_contiguous(a, itemsize), f = ndarray_f_contiguous(a, itemsize);
     ++seen["dtype " + a.dtype];

@@ -146,7 +146,7 @@ TEST(TensorForm, AnythingElseStaysGeneric) {
     EXPECT_EQ(decoded_kind(f.root), Kind::Object) << what;
   };
   check("hooks not empty",
-        [](Form& f) { f.args->items[5]->obj->dictitems.emplace_back(f.g.integer(1), f.g.none()); });
+        [](Form& f) { f.args->items[5]->obj()->dictitems.emplace_back(f.g.integer(1), f.g.none()); });
   check("hooks not an OrderedDict", [](Form& f) { f.args->items[5] = f.g.dict(); });
   check("five args", [](Form& f) { f.args->items.pop_back(); });
   check("negative offset", [](Form& f) { f.args->items[1] = f.g.integer(-1); });
@@ -155,16 +155,16 @@ TEST(TensorForm, AnythingElseStaysGeneric) {
   check("shape and strides of different lengths",
         [](Form& f) { f.args->items[3]->items.pop_back(); });
   check("requires_grad an int", [](Form& f) { f.args->items[4] = f.g.integer(1); });
-  check("storage not bytes", [](Form& f) { f.args->items[0]->obj->args->items[0] = f.g.str("x"); });
+  check("storage not bytes", [](Form& f) { f.args->items[0]->obj()->args->items[0] = f.g.str("x"); });
   check("storage stream truncated",
         [](Form& f) { f.blob->set_owned(std::string(f.blob->payload().substr(0, 40))); });
   check("other callable",
-        [](Form& f) { f.root->obj->callable = f.g.global("torch._utils", "_rebuild_tensor"); });
-  check("state without a setter", [](Form& f) { f.root->obj->state = f.g.dict(); });
-  check("list items", [](Form& f) { f.root->obj->listitems.push_back(f.g.none()); });
+        [](Form& f) { f.root->obj()->callable = f.g.global("torch._utils", "_rebuild_tensor"); });
+  check("state without a setter", [](Form& f) { f.root->obj()->state = f.g.dict(); });
+  check("list items", [](Form& f) { f.root->obj()->listitems.push_back(f.g.none()); });
   check("a grad set by another setter", [](Form& f) {
-    f.root->obj->state = small(f.g);
-    f.root->obj->state_setter = f.g.global("builtins", "setattr");
+    f.root->obj()->state = small(f.g);
+    f.root->obj()->state_setter = f.g.global("builtins", "setattr");
   });
 }
 
@@ -181,7 +181,7 @@ TEST(TensorForm, CudaLocationKeepsItsDevice) {
   Graph g;
   Node* back = decode_into(encode_at(f.root, 2), g);
   ASSERT_EQ(back->kind, Kind::Tensor);
-  EXPECT_EQ(back->array->device, "cuda:0");
+  EXPECT_EQ(back->array()->device, "cuda:0");
 }
 
 // ---- the reference's form ---------------------------------------------------------
@@ -196,7 +196,7 @@ TEST(TensorForm, GradTravelsAsStateWithTheGradSetter) {
     Graph h;
     Node* back = decode_into(bytes, h);
     ASSERT_EQ(back->kind, Kind::Tensor) << "protocol " << p;
-    ASSERT_NE(back->array->grad, nullptr);
+    ASSERT_NE(back->array()->grad, nullptr);
     EXPECT_EQ(why_unequal(t, back), "") << "protocol " << p;
   }
 }
@@ -223,7 +223,7 @@ TEST(TensorForm, AGradSharedWithTheValueKeepsItsIdentity) {
     Graph h;
     Node* back = decode_into(encode_at(list, p), h);
     EXPECT_EQ(why_unequal(list, back), "") << "protocol " << p;
-    EXPECT_EQ(back->items[0]->array->grad, back->items[1]);
+    EXPECT_EQ(back->items[0]->array()->grad, back->items[1]);
   }
 }
 
@@ -249,7 +249,7 @@ TEST(TensorForm, WritesOnlyTensorsTorchCanHold) {
   refuses("grad not a tensor", tensor(g, "float32", {1}, {1}, 0, bytes_of({1}), false, g.list()));
   refuses("unknown device", [&] {
     Node* t = tensor(g, "float32", {1}, {1}, 0, bytes_of({1}));
-    t->array->device = "tpu";
+    t->array()->device = "tpu";
     return t;
   }());
 }
@@ -351,7 +351,7 @@ RC_GTEST_PROP(TensorGen, SpecsAreTensorsTorchCanHold, ()) {
   const auto spec = *gen::tensorSpec();
   Graph g;
   Node* t = build_tensor(spec, g);
-  for (const Node* n = t; n != nullptr; n = n->array->grad) {
+  for (const Node* n = t; n != nullptr; n = n->array()->grad) {
     auto problem = types::tensor_problem(*n);
     RC_ASSERT(!problem.has_value());
   }
@@ -449,7 +449,7 @@ TEST(DeviceBufferKind, JsonRoundTrips) {
   Graph h;
   Node* back = from_json(text, h);
   EXPECT_EQ(why_unequal(root, back), "");
-  EXPECT_EQ(back->items[0]->device->device().name(), "sim:0");
+  EXPECT_EQ(back->items[0]->device()->device().name(), "sim:0");
   try {
     from_json(R"({"device-buffer":"00","device":"nowhere:0"})", h);
     FAIL() << "unknown device accepted";
@@ -463,7 +463,7 @@ RC_GTEST_PROP(DeviceBufferKind, GeneratedBuffersRoundTripThroughJson, ()) {
   Graph g;
   Node* back = from_json(to_json(v.root), g);
   RC_ASSERT(why_unequal(v.root, back) == "");
-  RC_ASSERT(back->device->size() == v.root->device->size());
+  RC_ASSERT(back->device()->size() == v.root->device()->size());
 }
 
 // ---- golden pickles from torch and cloudpickle --------------------------------------

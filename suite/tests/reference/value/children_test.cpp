@@ -77,10 +77,10 @@ TEST(Children, ObjectVisitsItsReduceInTheOrderJsonWritesIt) {
   Node* l1 = g.integer(2);
   Node* dk = g.str("k");
   Node* dv = g.list();
-  o->obj->state = state;
-  o->obj->state_setter = setter;
-  o->obj->listitems = {l0, l1};
-  o->obj->dictitems = {{dk, dv}};
+  o->obj()->state = state;
+  o->obj()->state_setter = setter;
+  o->obj()->listitems = {l0, l1};
+  o->obj()->dictitems = {{dk, dv}};
   EXPECT_EQ(kids(o), (std::vector<const Node*>{callable, args, state, setter, l0, l1, dk, dv}));
   EXPECT_EQ(parts(o), (std::vector<ChildPart>{
                           ChildPart::Callable, ChildPart::Args, ChildPart::State,
@@ -94,7 +94,7 @@ TEST(Children, AbsentObjectPartsAreSkipped) {
   Graph g;
   auto [callable, args, o] = plain_object(g);
   Node* l0 = g.none();
-  o->obj->listitems = {l0};
+  o->obj()->listitems = {l0};
   EXPECT_EQ(kids(o), (std::vector<const Node*>{callable, args, l0}));
   EXPECT_EQ(parts(o), (std::vector<ChildPart>{ChildPart::Callable, ChildPart::Args,
                                               ChildPart::ListItem}));
@@ -105,7 +105,7 @@ TEST(Children, TensorVisitsItsGradOnly) {
   Node* t = g.tensor();
   EXPECT_TRUE(kids(t).empty());
   Node* grad = g.tensor();
-  t->array->grad = grad;
+  t->array()->grad = grad;
   EXPECT_EQ(kids(t), (std::vector<const Node*>{grad}));
   EXPECT_EQ(parts(t), (std::vector<ChildPart>{ChildPart::Grad}));
 }
@@ -124,7 +124,7 @@ TEST(Children, SlotsLetTheCallerRedirectEveryChild) {
   Node* old_item = g.str("old");
   Node* fresh = g.str("new");
   Node* o = g.object(old_item, g.tuple({old_item}));
-  o->obj->dictitems = {{old_item, old_item}};
+  o->obj()->dictitems = {{old_item, old_item}};
   Node* l = g.list({old_item, nullptr, old_item});
   std::size_t visited = 0;
   for (Node* n : {o, l}) {
@@ -135,8 +135,8 @@ TEST(Children, SlotsLetTheCallerRedirectEveryChild) {
   }
   // The object's args tuple is a child too (not redirected); the null item is skipped.
   EXPECT_EQ(visited, 4u + 2u);
-  EXPECT_EQ(o->obj->callable, fresh);
-  EXPECT_EQ(o->obj->dictitems[0], (std::pair<Node*, Node*>{fresh, fresh}));
+  EXPECT_EQ(o->obj()->callable, fresh);
+  EXPECT_EQ(o->obj()->dictitems[0], (std::pair<Node*, Node*>{fresh, fresh}));
   EXPECT_EQ(l->items, (std::vector<Node*>{fresh, nullptr, fresh}));
 }
 

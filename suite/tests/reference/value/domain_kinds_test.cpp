@@ -31,9 +31,9 @@ class HooksRestored {
 
 Node* small_tensor(Graph& g) {
   Node* t = g.tensor();
-  t->array->dtype = "uint8";
-  t->array->shape = {2};
-  t->array->strides = {1};
+  t->array()->dtype = "uint8";
+  t->array()->shape = {2};
+  t->array()->strides = {1};
   t->set_owned("ab");
   return t;
 }
@@ -83,7 +83,7 @@ TEST(DomainKinds, JsonReadingAsksTheRegisteredHook) {
   HooksRestored restore(Kind::Module);
   DomainKind hooks = domain_kind(Kind::Module);
   hooks.json_problem = [](const Node& n) -> std::optional<std::string> {
-    return "refused " + n.name;
+    return "refused " + n.name();
   };
   register_domain_kind(Kind::Module, hooks);
   Graph g;

@@ -211,9 +211,9 @@ TEST(Equal, ObjectsAndBuffers) {
   Graph g;
   auto make = [&](bool with_state, std::int64_t item, bool readonly) {
     Node* o = g.object(g.global("collections", "OrderedDict"), g.tuple());
-    if (with_state) o->obj->state = g.dict({g.str("x"), g.integer(1)});
-    o->obj->listitems = {g.integer(item)};
-    o->obj->dictitems = {{g.str("k"), g.pickle_buffer("abc", readonly)}};
+    if (with_state) o->obj()->state = g.dict({g.str("x"), g.integer(1)});
+    o->obj()->listitems = {g.integer(item)};
+    o->obj()->dictitems = {{g.str("k"), g.pickle_buffer("abc", readonly)}};
     return o;
   };
   EXPECT_TRUE(equal(make(true, 1, true), make(true, 1, true)));
@@ -272,8 +272,8 @@ TEST(Json, ContainerTextsAndSharing) {
 
   Node* buf = g.pickle_buffer("", false);
   Node* obj = g.object(g.global("m", "f"), g.tuple({buf}));
-  obj->obj->state = obj;
-  obj->obj->listitems = {buf};
+  obj->obj()->state = obj;
+  obj->obj()->listitems = {buf};
   EXPECT_EQ(to_json(obj),
             "{\"object\":{\"callable\":{\"global\":[\"m\",\"f\"]},"
             "\"args\":{\"tuple\":[{\"buffer\":\"\",\"id\":2,\"readonly\":false}]},"
@@ -453,7 +453,7 @@ TEST(Json, InstantiateObjectsKeepTheirMark) {
   Node* cls = g.global("m", "C");
   Node* marked = g.object(cls, g.tuple({}));
   marked->flag = true;
-  marked->obj->state = g.dict({});
+  marked->obj()->state = g.dict({});
   Node* plain = g.object(cls, g.tuple({}));
   Node* value = g.list({marked, plain, marked});
   const std::string text = to_json(value);
@@ -476,7 +476,7 @@ TEST(Json, InstantiateObjectsKeepTheirMark) {
   EXPECT_TRUE(equal(read->items[0], marked));
   Graph h;
   Node* unmarked = h.object(h.global("m", "C"), h.tuple({}));
-  unmarked->obj->state = h.dict({});
+  unmarked->obj()->state = h.dict({});
   EXPECT_TRUE(equal(marked, unmarked));
   expect_form_error(
       R"({"object":{"callable":{"global":["m","C"]},"args":{"tuple":[]},"instantiate":false}})",
@@ -518,8 +518,8 @@ Node* random_graph(Graph& g, std::uint32_t seed) {
     std::size_t count = pick(4);
     for (std::size_t i = 0; i < count; ++i) {
       if (n->kind == Kind::Object) {
-        n->obj->listitems.push_back(make(depth + 1));
-        if (i == 0) n->obj->state = make(depth + 1);
+        n->obj()->listitems.push_back(make(depth + 1));
+        if (i == 0) n->obj()->state = make(depth + 1);
       } else if (n->kind == Kind::Dict) {
         n->items.push_back(make(depth + 1));
         n->items.push_back(make(depth + 1));
@@ -696,13 +696,13 @@ std::vector<std::function<Node*(Graph&)>> doc_examples() {
   // OrderedDict([("a", 1)]).__reduce_ex__(2)
   ex.push_back([](Graph& g) {
     Node* o = g.object(g.global("collections", "OrderedDict"), g.tuple());
-    o->obj->dictitems = {{g.str("a"), g.integer(1)}};
+    o->obj()->dictitems = {{g.str("a"), g.integer(1)}};
     return o;
   });
   // Point(1, 2) via copyreg.__newobj__, with state
   ex.push_back([](Graph& g) {
     Node* o = g.object(g.global("copyreg", "__newobj__"), g.tuple({g.global("__main__", "Point")}));
-    o->obj->state = g.dict({g.str("x"), g.integer(1), g.str("y"), g.integer(2)});
+    o->obj()->state = g.dict({g.str("x"), g.integer(1), g.str("y"), g.integer(2)});
     return o;
   });
   // persistent id ("storage", 3)
@@ -765,7 +765,7 @@ TEST(GraphMemory, ReusedChunksStartClean) {
       EXPECT_EQ(n->kind, Kind::List);
       EXPECT_TRUE(n->items.empty());
       EXPECT_TRUE(n->payload().empty());
-      EXPECT_EQ(n->obj, nullptr);
+      EXPECT_EQ(n->obj(), nullptr);
       n->items.push_back(g.str_copy("item " + std::to_string(i)));
       made.push_back(n);
     }
