@@ -72,18 +72,18 @@ void unshare_unmemoized(Graph& graph) {
   for (std::size_t i = 0; i < count; ++i) {
     Node& n = graph.node(i);
     for (Node*& c : n.items) visit(c);
-    if (n.obj) {
-      visit(n.obj->callable);
-      visit(n.obj->args);
-      visit(n.obj->state);
-      visit(n.obj->state_setter);
-      for (Node*& c : n.obj->listitems) visit(c);
-      for (auto& [k, v] : n.obj->dictitems) {
+    if (n.obj()) {
+      visit(n.obj()->callable);
+      visit(n.obj()->args);
+      visit(n.obj()->state);
+      visit(n.obj()->state_setter);
+      for (Node*& c : n.obj()->listitems) visit(c);
+      for (auto& [k, v] : n.obj()->dictitems) {
         visit(k);
         visit(v);
       }
     }
-    if (n.array) visit(n.array->grad);
+    if (n.array()) visit(n.array()->grad);
   }
 }
 
@@ -101,7 +101,7 @@ void buffers_in_band(Graph& graph) {
 }
 
 bool is_global(const Node* n, std::string_view module, std::string_view qualname) {
-  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name == qualname;
+  return n != nullptr && n->kind == Kind::Global && n->payload() == module && n->name() == qualname;
 }
 
 // Below protocol 4 CPython writes a dotted global (a nested class) as
@@ -111,8 +111,8 @@ bool is_global(const Node* n, std::string_view module, std::string_view qualname
 void fold_getattr_globals(Graph& graph) {
   for (std::size_t i = 0; i < graph.size(); ++i) {
     Node& n = graph.node(i);
-    if (n.kind != Kind::Object || !n.obj) continue;
-    const ObjectParts& o = *n.obj;
+    if (n.kind != Kind::Object || !n.obj()) continue;
+    const ObjectParts& o = *n.obj();
     if (!is_global(o.callable, "builtins", "getattr") || o.args == nullptr ||
         o.args->kind != Kind::Tuple || o.args->items.size() != 2 || o.state != nullptr ||
         o.state_setter != nullptr || !o.listitems.empty() || !o.dictitems.empty()) {
@@ -125,11 +125,11 @@ void fold_getattr_globals(Graph& graph) {
       continue;
     }
     std::string module(parent->payload());
-    std::string qualname = parent->name + "." + std::string(attr->payload());
-    n.obj.reset();
+    std::string qualname = parent->name() + "." + std::string(attr->payload());
+    n.set_obj(nullptr);
     n.kind = Kind::Global;
     n.set_owned(std::move(module));
-    n.name = std::move(qualname);
+    n.set_name(std::move(qualname));
   }
 }
 
