@@ -260,10 +260,9 @@ Node* Graph::global(std::string module, std::string qualname) {
 
 Node* Graph::object(Node* callable, Node* args) {
   Node* n = make(Kind::Object);
-  auto parts = std::make_unique<ObjectParts>();
-  parts->callable = callable;
-  parts->args = args;
-  n->set_obj(std::move(parts));
+  ObjectParts& parts = n->extra().obj.emplace();
+  parts.callable = callable;
+  parts.args = args;
   return n;
 }
 

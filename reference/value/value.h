@@ -12,6 +12,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <new>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -220,9 +221,14 @@ struct Node {
   const std::string& name() const { return extra_ ? extra_->name : empty_name(); }
   void set_name(std::string name) { extra().name = std::move(name); }
   // Object only: the reduce's parts (nullptr for other kinds).
-  ObjectParts* obj() const { return extra_ ? extra_->obj.get() : nullptr; }
+  ObjectParts* obj() const { return extra_ && extra_->obj ? &*extra_->obj : nullptr; }
+  // Moves `parts` into the node (nullptr: the node has none).
   void set_obj(std::unique_ptr<ObjectParts> parts) {
-    if (parts || extra_) extra().obj = std::move(parts);
+    if (parts) {
+      extra().obj.emplace(std::move(*parts));
+    } else if (extra_) {
+      extra_->obj.reset();
+    }
   }
   // NDArray and Tensor only: the array's parts (nullptr for other kinds).
   ArrayParts* array() const { return extra_ ? extra_->array.get() : nullptr; }
@@ -241,7 +247,8 @@ struct Node {
   friend class Graph;  // recycles nodes; sets view_ of those it makes with arena payloads
   struct Extra {
     std::string name;
-    std::unique_ptr<ObjectParts> obj;
+    // In place: an Object node makes one allocation for its parts, not two.
+    std::optional<ObjectParts> obj;
     std::unique_ptr<ArrayParts> array;
     std::shared_ptr<device::Buffer> device;
     // Bytes set with set_owned (a node built by hand); most nodes' payloads
