@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <optional>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
