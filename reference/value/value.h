@@ -192,10 +192,14 @@ struct Node {
   // PickleBuffer: the raw bytes. Global: the module name. Int (big): see above.
   std::string_view payload() const { return view_; }
   void set_owned(std::string bytes) {
+    borrowed_ = false;
+    if (bytes.empty() && !extra_) {  // nothing to own: no extra parts for it
+      view_ = {};
+      return;
+    }
     std::string& owned = extra().owned;
     owned = std::move(bytes);
     view_ = owned;
-    borrowed_ = false;
   }
   // Points at memory the caller keeps alive for the life of the graph
   // (an input buffer, an out-of-band frame): no copy is made.
@@ -219,7 +223,9 @@ struct Node {
   //
   // Global: the qualified name. Module: the import name. Empty otherwise.
   const std::string& name() const { return extra_ ? extra_->name : empty_name(); }
-  void set_name(std::string name) { extra().name = std::move(name); }
+  void set_name(std::string name) {
+    if (!name.empty() || extra_) extra().name = std::move(name);
+  }
   // Object only: the reduce's parts (nullptr for other kinds).
   ObjectParts* obj() const { return extra_ && extra_->obj ? &*extra_->obj : nullptr; }
   // Moves `parts` into the node (nullptr: the node has none).

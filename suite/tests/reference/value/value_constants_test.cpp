@@ -27,6 +27,9 @@ TEST(ValueConstants, TheRarePartsComeAndGoWithTheirNode) {
   EXPECT_EQ(s->obj(), nullptr);
   EXPECT_EQ(s->array(), nullptr);
   EXPECT_EQ(s->device(), nullptr);
+  s->set_name("");  // nothing to keep: the node stays without extra parts
+  EXPECT_EQ(s->name(), "");
+  EXPECT_EQ(s->payload(), "abc");
   Node* glob = g.global("os", "path.join");
   EXPECT_EQ(glob->payload(), "os");
   EXPECT_EQ(glob->name(), "path.join");
@@ -42,6 +45,12 @@ TEST(ValueConstants, TheRarePartsComeAndGoWithTheirNode) {
   b->set_owned(std::string(2000, 'x'));
   EXPECT_EQ(b->payload().size(), 2000u);
   EXPECT_FALSE(b->borrowed());
+  b->set_owned("");
+  EXPECT_EQ(b->payload(), "");
+  Node* e = g.bytes("xyz");
+  e->set_owned("");  // without extra parts
+  EXPECT_EQ(e->payload(), "");
+  EXPECT_FALSE(e->borrowed());
 }
 
 }  // namespace
