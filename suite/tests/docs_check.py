@@ -375,7 +375,31 @@ def ctest_names(ctest, build):
     names = re.findall(r"^\s*Test\s+#\d+: (\S+)", p.stdout, re.M)
     if not names:
         raise SystemExit(f"docs_check: `ctest --test-dir {build} -N` listed no tests")
+    # A build with SERIALCHECK_TEST_SHARDS runs an executable's cases as
+    # shards (NAME.shard-I-of-N): its cases are what the executable lists.
+    for target in sorted({m.group(1) for m in map(SHARD_TEST.match, names) if m}):
+        names += gtest_cases(os.path.join(build, "bin", target))
     return names
+
+
+SHARD_TEST = re.compile(r"^(\S+)\.shard-\d+-of-\d+$")
+
+
+def gtest_cases(executable):
+    p = subprocess.run([executable, "--gtest_list_tests"], capture_output=True, text=True,
+                       timeout=COMMAND_TIMEOUT_S, env={k: v for k, v in os.environ.items()
+                                                       if not k.startswith("GTEST_")})
+    if p.returncode != 0:
+        raise SystemExit(f"docs_check: `{executable} --gtest_list_tests` failed: {p.stderr.strip()}")
+    cases, suite = [], None
+    for line in p.stdout.splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith(" "):
+            suite = line.split()[0]  # "Suite." (a typed or parameterized one has a comment after)
+        elif suite:
+            cases.append(suite + line.split()[0])
+    return cases
 
 
 def test_exists(name, tests):
