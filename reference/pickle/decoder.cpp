@@ -1325,18 +1325,47 @@ void Decoder::run_fast() {
     const std::size_t left = static_cast<std::size_t>(end - p);
     switch (static_cast<FastOp>(fast[code])) {
       case kFastBinInt1: {
-        if (left < 2) goto out;
-        if (Node* made = small[p[1]]; made != nullptr) {
-          *sp++ = made;  // made earlier in this decode
-        } else {
-          const std::uint8_t v = p[1];
-          if (!affordable(kNodeCost)) goto out;
-          spent += kNodeCost;
-          made = graph_.integer(v);
-          small_ints_[v] = made;
-          small_ints_made_[v / 64] |= std::uint64_t{1} << (v % 64);  // for Scratch::reset()
-          *sp++ = made;
+        // Small ints and Nones come in runs (a list of small ints, a dict
+        // of small int keys and None values). While each is one already
+        // made in this decode, they are read here, in a loop of their own
+        // with nothing else to keep in registers. Each is an opcode like
+        // any other: it starts before `stop`, its argument lies before
+        // `end`, and it pushes one item (so the items pushed count the
+        // steps). BININT1 is readable here, so is NONE at every protocol.
+        const std::uint8_t* q = p;
+        Node** s = sp;
+        Node* const none = none_;
+        const std::uint8_t* const last = std::min(stop, end - 1);  // q < last: q[1] is there
+        for (;;) {
+          const std::uint8_t c = *q;
+          if (c == static_cast<std::uint8_t>(Op::BININT1) && q < last) {
+            Node* const m = small[q[1]];
+            if (m == nullptr) break;
+            *s++ = m;
+            q += 2;
+          } else if (c == static_cast<std::uint8_t>(Op::NONE) && none != nullptr) {
+            *s++ = none;
+            q += 1;
+          } else {
+            break;
+          }
+          if (q >= stop) break;
         }
+        if (s != sp) {
+          steps += static_cast<std::size_t>(s - sp);
+          sp = s;
+          p = q;
+          continue;
+        }
+        // The first of its value in this decode, or its argument cut short.
+        if (left < 2) goto out;
+        const std::uint8_t v = p[1];
+        if (!affordable(kNodeCost)) goto out;
+        spent += kNodeCost;
+        Node* made = graph_.integer(v);
+        small_ints_[v] = made;
+        small_ints_made_[v / 64] |= std::uint64_t{1} << (v % 64);  // for Scratch::reset()
+        *sp++ = made;
         p += 2;
         break;
       }
@@ -1347,11 +1376,15 @@ void Decoder::run_fast() {
         p += 3;
         break;
       case kFastBinInt:
-        if (left < 5 || !affordable(kNodeCost)) goto out;
-        spent += kNodeCost;
-        *sp++ = graph_.integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1)));
-        p += 5;
-        break;
+        // Runs of them (a list of ints past 65535), as for BININT1 above.
+        do {
+          if (static_cast<std::size_t>(end - p) < 5 || !affordable(kNodeCost)) goto out;
+          spent += kNodeCost;
+          *sp++ = graph_.integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1)));
+          p += 5;
+          ++steps;
+        } while (p < stop && *p == static_cast<std::uint8_t>(Op::BININT));
+        continue;
       case kFastNone:
         if (none_ == nullptr) {
           if (!affordable(kNodeCost)) goto out;

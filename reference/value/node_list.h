@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +27,19 @@
 namespace serialcheck {
 
 struct Node;
+
+// How many times, in this process, a node list took a heap block or a node
+// took its extra parts: what a node may own that its graph must free. A
+// graph notes the count when it starts; if the count has not moved when it
+// is destroyed, none of its nodes owns anything, and it skips looking at
+// each one (see Graph::destroy). Relaxed is enough: a graph is destroyed
+// after whatever changed its nodes (anything else is a data race already),
+// so it sees that change's count or a later one, and the count only grows.
+namespace heap_parts {
+inline std::atomic<std::uint64_t> made{0};
+inline void note() noexcept { made.fetch_add(1, std::memory_order_relaxed); }
+inline std::uint64_t count() noexcept { return made.load(std::memory_order_relaxed); }
+}  // namespace heap_parts
 
 class NodeList {
  public:
@@ -68,6 +82,7 @@ class NodeList {
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
       cap_ = std::exchange(other.cap_, 0);
+      if (owns_heap()) heap_parts::note();  // a heap block into a node, maybe
     }
     return *this;
   }
@@ -157,6 +172,7 @@ class NodeList {
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
     std::swap(cap_, other.cap_);
+    if (owns_heap() || other.owns_heap()) heap_parts::note();
   }
 
   friend bool operator==(const NodeList& a, const NodeList& b) {
@@ -199,6 +215,7 @@ class NodeList {
     room = std::min(room, kMaxSize);
     auto* block = static_cast<Node**>(std::malloc(room * sizeof(Node*)));
     if (block == nullptr) throw std::bad_alloc();
+    heap_parts::note();
     if (size_ != 0) std::memcpy(block, data_, size_ * sizeof(Node*));
     if (owns_heap()) std::free(data_);
     data_ = block;

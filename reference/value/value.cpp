@@ -95,7 +95,7 @@ void Graph::recycle_chunks() noexcept {
   }
 }
 
-void Graph::append_items(Node* n, Node* const* first, std::size_t count) {
+void Graph::append_items_slow(Node* n, Node* const* first, std::size_t count) {
   NodeList& items = n->items;
   const std::size_t size = items.size();
   if (count > items.capacity() - size) {
@@ -110,8 +110,10 @@ void Graph::append_items(Node* n, Node* const* first, std::size_t count) {
 }
 
 void Graph::destroy() noexcept {
-  // Chunk by chunk: the nodes made are the first size_ slots.
-  for (std::size_t c = 0, left = size_; left > 0; ++c) {
+  // Chunk by chunk: the nodes made are the first size_ slots. None of them
+  // owns anything when no node anywhere took a heap part since the mark.
+  const std::size_t made = heap_parts::count() == heap_mark_ ? 0 : size_;
+  for (std::size_t c = 0, left = made; left > 0; ++c) {
     const std::size_t used = std::min(left, kChunkNodes);
     left -= used;
     Node* const first = &chunks_[c]->at(0);
@@ -125,6 +127,7 @@ void Graph::destroy() noexcept {
   }
   size_ = 0;
   next_ = chunk_end_ = nullptr;  // make() takes a chunk again
+  heap_mark_ = heap_parts::count();
 }
 
 const std::string& Node::empty_name() {

@@ -262,7 +262,10 @@ struct Node {
     std::string owned;
   };
   Extra& extra() {
-    if (!extra_) extra_ = std::make_unique<Extra>();
+    if (!extra_) {
+      extra_ = std::make_unique<Extra>();
+      heap_parts::note();
+    }
     return *extra_;
   }
   static const std::string& empty_name();
@@ -315,7 +318,8 @@ class Graph {
         size_(other.size_),
         next_(std::exchange(other.next_, nullptr)),
         chunk_end_(std::exchange(other.chunk_end_, nullptr)),
-        arena_(std::move(other.arena_)) {
+        arena_(std::move(other.arena_)),
+        heap_mark_(other.heap_mark_) {
     other.chunks_.clear();
     other.size_ = 0;
     other.root = nullptr;
@@ -329,6 +333,7 @@ class Graph {
       next_ = std::exchange(other.next_, nullptr);
       chunk_end_ = std::exchange(other.chunk_end_, nullptr);
       arena_ = std::move(other.arena_);
+      heap_mark_ = other.heap_mark_;
       other.chunks_.clear();
       other.size_ = 0;
       other.root = nullptr;
@@ -416,7 +421,26 @@ class Graph {
   // arena (see NodeList): the first append takes exactly `count` slots,
   // and a later one that does not fit moves the items to a span twice as
   // large. What the decoder and the builders above use for every container.
-  void append_items(Node* n, Node* const* first, std::size_t count);
+  [[gnu::always_inline]] void append_items(Node* n, Node* const* first, std::size_t count) {
+    NodeList& items = n->items;
+    // The commonest case, inline: the first items of a container that has
+    // none (a decoded list's APPENDS, a tuple), a few of them.
+    if (items.capacity() == 0 && count - 1 < kInlineAppendMax) {
+      Node** span = arena_.pointers(count);
+      if (count >= 4) {  // four at a time, the last four overlapping
+        for (std::size_t i = 0; i + 4 <= count; i += 4) {
+          std::memcpy(span + i, first + i, 4 * sizeof(Node*));
+        }
+        std::memcpy(span + count - 4, first + count - 4, 4 * sizeof(Node*));
+      } else {
+        for (std::size_t i = 0; i < count; ++i) span[i] = first[i];
+      }
+      items.adopt_span(span, count);
+      items.set_size(count);
+      return;
+    }
+    append_items_slow(n, first, count);
+  }
 
   std::size_t size() const { return size_; }
   // Bytes the graph holds in its node chunks and its arena (payloads and
@@ -448,6 +472,9 @@ class Graph {
     }
   };
   void add_chunk();
+  // append_items() inline takes up to this many items into an empty container.
+  static constexpr std::size_t kInlineAppendMax = 32;
+  void append_items_slow(Node* n, Node* const* first, std::size_t count);
   // A builder's payload: copied into the arena up to kArenaPayloadMax bytes
   // (no allocation of its own), moved into the node beyond.
   static constexpr std::size_t kArenaPayloadMax = 1024;
@@ -538,6 +565,9 @@ class Graph {
   Node* next_ = nullptr;       // the last chunk's next free slot
   Node* chunk_end_ = nullptr;  // the end of the last chunk's slots
   Arena arena_;
+  // heap_parts::count() when the graph had no node owning anything of its
+  // own: when it started, or was last destroyed.
+  std::uint64_t heap_mark_ = heap_parts::count();
 };
 
 }  // namespace serialcheck

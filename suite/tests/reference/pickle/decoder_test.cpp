@@ -1427,6 +1427,61 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     EXPECT_EQ(stats.max_stack, 5u);  // outer list, inner list, dict, 3, None
     EXPECT_EQ(stats.steps, 18u);     // PROTO and STOP included
   }
+  // Runs of small ints and Nones, which the fast loop reads in a loop of
+  // their own once each value has been made: [1, 2, 1, None, None, 2, 3,
+  // None, 1]. Every one is a step, the repeated ones are the node made
+  // first, and the budget is charged for five nodes (the list, 1, 2, None,
+  // 3) and nine items moved: 5 * 32 + 9 * 8 = 232 bytes.
+  {
+    const std::string_view s =
+        "\x80\x04](K\x01K\x02K\x01NNK\x02K\x03NK\x01"
+        "e."sv;
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    const Node* root = decode_ok(s, g, options);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->items.size(), 9u);
+    const std::int64_t want[] = {1, 2, 1, -1, -1, 2, 3, -1, 1};  // -1: None
+    for (std::size_t i = 0; i < 9; ++i) {
+      if (want[i] < 0) {
+        EXPECT_EQ(root->items[i]->kind, Kind::None) << i;
+      } else {
+        ASSERT_EQ(root->items[i]->kind, Kind::Int) << i;
+        EXPECT_EQ(root->items[i]->small, want[i]) << i;
+      }
+    }
+    EXPECT_EQ(root->items[0], root->items[2]);
+    EXPECT_EQ(root->items[0], root->items[8]);
+    EXPECT_EQ(root->items[3], root->items[7]);
+    EXPECT_EQ(stats.steps, 14u);  // PROTO, EMPTY_LIST, MARK, nine, APPENDS, STOP
+    EXPECT_EQ(stats.nodes, 5u);
+    EXPECT_EQ(stats.allocated, 232u);
+    // A byte less of budget stops at the APPENDS (offset 19), as before.
+    options.stats = nullptr;
+    options.limits.alloc_per_input_byte = 0;
+    options.limits.alloc_constant = 231;
+    expect_failure_at(s, ErrorKind::LimitExceeded, 19, options);
+  }
+  // A run whose last BININT1 is cut short by the input's end fails at that
+  // BININT1, as the general loop reports it.
+  expect_failure_at("\x80\x04](K\x01K\x02NK"sv, ErrorKind::Truncated, 9);
+  // A run that meets its frame's end (a frame of four bytes, offsets 11-14)
+  // at a BININT1 whose argument lies just past it: the run stops before it,
+  // and the general loop reads the argument from outside the frame, as
+  // CPython's loaders do ([1, 2]).
+  {
+    Graph g;
+    const Node* root = decode_ok(
+        "\x80\x04\x95\x04\x00\x00\x00\x00\x00\x00\x00"
+        "(K\x01K\x02l."sv,
+        g);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->items.size(), 2u);
+    EXPECT_EQ(root->items[0]->small, 1);
+    EXPECT_EQ(root->items[1]->small, 2);
+  }
 }
 
 TEST(Decoder, BudgetIsPerByteTimesSizePlusConstantSaturating) {
