@@ -216,11 +216,15 @@ struct Scratch {
   // `small_ints_made` names, not the whole 2 KiB.
   std::array<Node*, 256> small_ints{};
   std::array<std::uint64_t, 4> small_ints_made{};
+  // The Object nodes the decode made, in order: the only nodes whose reduce
+  // forms may be domain types (see Decoder::run).
+  std::vector<Node*> objects;
 
   void reset() {
     stack.clear();
     marks.clear();
     memo.clear();
+    objects.clear();
     for (std::size_t w = 0; w < small_ints_made.size(); ++w) {
       for (std::uint64_t bits = small_ints_made[w]; bits != 0; bits &= bits - 1) {
         small_ints[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))] = nullptr;
@@ -230,7 +234,7 @@ struct Scratch {
   }
   bool worth_keeping() const {
     return stack.capacity() <= kKeepEntries && marks.capacity() <= kKeepEntries &&
-           memo.capacity() <= kKeepEntries;
+           memo.capacity() <= kKeepEntries && objects.capacity() <= kKeepEntries;
   }
 };
 
@@ -499,7 +503,9 @@ class Decoder {
   }
   Node* object(Node* callable, Node* args) {
     charge_object();
-    return graph_.object(callable, args);
+    Node* n = graph_.object(callable, args);
+    objects_.push_back(n);
+    return n;
   }
   // INST and OBJ: an Object marked instantiate (Node::flag), since a loader
   // does not simply call cls(*args) (see the header comment).
@@ -897,6 +903,7 @@ class Decoder {
   PodStack<Node*>& stack_ = (*scratch_).stack;
   std::vector<std::size_t>& marks_ = (*scratch_).marks;
   Memo& memo_ = (*scratch_).memo;
+  std::vector<Node*>& objects_ = (*scratch_).objects;
   std::size_t next_buffer_ = 0;
   Node* last_reduce_ = nullptr;  // the REDUCE result, while the next opcode runs
 
@@ -1525,8 +1532,16 @@ DecodeResult Decoder::run() {
   graph_.root = result_;
   nodes_at_stop_ = graph_.size() - nodes_before_;
   // Known reduce forms (numpy, torch, cloudpickle's subimport) become domain nodes.
-  // Every such form is a call, so a pickle without one has none.
-  if (called_) types::raise_domain_forms(graph_);
+  // Every such form is a call, so a pickle without one has none. Into an
+  // empty graph, the Object nodes this decode made are all the graph has,
+  // and the recognisers look at just those rather than at every node.
+  if (called_) {
+    if (nodes_before_ == 0) {
+      types::raise_domain_forms(graph_, objects_);
+    } else {
+      types::raise_domain_forms(graph_);
+    }
+  }
   return DecodeResult{result_, proto_, in_.pos(), stats()};
 }
 

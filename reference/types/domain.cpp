@@ -40,4 +40,12 @@ void raise_domain_forms(Graph& graph) {
   }
 }
 
+void raise_domain_forms(Graph& graph, std::span<Node* const> objects) {
+  for (Node* n : objects) {
+    if (n->kind != Kind::Object) continue;
+    if (raise_ndarray(graph, *n) || raise_tensor(graph, *n)) continue;
+    raise_module(graph, *n);
+  }
+}
+
 }  // namespace serialcheck::types

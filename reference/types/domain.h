@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -68,5 +69,9 @@ bool raise_module(Graph& graph, Node& object);
 
 // Runs every recogniser over every Object node of `graph`.
 void raise_domain_forms(Graph& graph);
+// The same over `objects`, which must be every Object node of `graph` in
+// the order they were made (what a decoder that made them all lists): the
+// same result without a look at every other node.
+void raise_domain_forms(Graph& graph, std::span<Node* const> objects);
 
 }  // namespace serialcheck::types
