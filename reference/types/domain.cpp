@@ -28,24 +28,26 @@ Node* Lowering::shared(const std::string& key, const std::function<Node*(Graph&)
   return n;
 }
 
+namespace {
+
+// Every recogniser, in turn, until one rewrites `n`.
+void raise_one(Graph& graph, Node& n) {
+  if (n.kind != Kind::Object) return;
+  if (raise_ndarray(graph, n) || raise_tensor(graph, n)) return;
+  raise_module(graph, n);
+}
+
+}  // namespace
+
 void raise_domain_forms(Graph& graph) {
   // Nodes added by a recogniser are appended; they are new domain nodes or
   // their data and need no second look.
   const std::size_t count = graph.size();
-  for (std::size_t i = 0; i < count; ++i) {
-    Node& n = graph.node(i);
-    if (n.kind != Kind::Object) continue;
-    if (raise_ndarray(graph, n) || raise_tensor(graph, n)) continue;
-    raise_module(graph, n);
-  }
+  for (std::size_t i = 0; i < count; ++i) raise_one(graph, graph.node(i));
 }
 
 void raise_domain_forms(Graph& graph, std::span<Node* const> objects) {
-  for (Node* n : objects) {
-    if (n->kind != Kind::Object) continue;
-    if (raise_ndarray(graph, *n) || raise_tensor(graph, *n)) continue;
-    raise_module(graph, *n);
-  }
+  for (Node* n : objects) raise_one(graph, *n);
 }
 
 }  // namespace serialcheck::types
