@@ -11,6 +11,13 @@
 if(SERIALCHECK_SANITIZE)
   add_compile_options(-fsanitize=${SERIALCHECK_SANITIZE} -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${SERIALCHECK_SANITIZE})
+  # Executables not position-independent: UndefinedBehaviorSanitizer gives
+  # every check a record in .data (about 50 MB here) that points at its file
+  # name and type, and a PIE's loader would patch each of those 1.8 million
+  # pointers at every start. Linked at a fixed address they need no patching,
+  # and a process starts in 0.17 s instead of 0.30 s; the tests start
+  # thousands of them (the command, testees, shards).
+  add_link_options($<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:-no-pie>)
   if(SERIALCHECK_SANITIZE MATCHES "undefined")
     add_compile_options(-fno-sanitize-recover=undefined)
   endif()
