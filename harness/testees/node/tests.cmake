@@ -7,5 +7,6 @@ if(SC_PYTHON3_FOR_TESTEES)
            COMMAND ${SC_PYTHON3_FOR_TESTEES} -m pytest -q -p no:cacheprovider -rs
                    ${CMAKE_SOURCE_DIR}/harness/testees/node/test_node_testee.py
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
-  set_tests_properties(testee.node.protocol PROPERTIES TIMEOUT 120 SKIP_REGULAR_EXPRESSION "(^|\n)[0-9]+ skipped in")
+  set_tests_properties(testee.node.protocol PROPERTIES TIMEOUT 120 SKIP_REGULAR_EXPRESSION "(^|\n)[0-9]+ skipped in"
+                       LABELS no-native)
 endif()

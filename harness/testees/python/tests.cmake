@@ -7,4 +7,4 @@ add_test(NAME testee.python.adapter
                  ${CMAKE_SOURCE_DIR}/harness/testees/python
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(testee.python.adapter PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
-                     LABELS "python;testee" COST 300)  # among the longest: started first
+                     LABELS "python;testee;no-native" COST 300)  # among the longest: started first
