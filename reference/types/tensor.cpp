@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -505,9 +506,15 @@ bool raise_tensor(Graph& /*graph*/, Node& object) {
     Node* node;
     TensorForm form;
   };
+  // Most objects are not a tensor's call at all: they are told apart
+  // before anything is allocated for the chain.
+  if (object.kind != Kind::Object) return false;
+  std::optional<TensorForm> first = parse_call(object);
+  if (!first) return false;
   std::vector<Link> chain;
-  std::unordered_set<const Node*> seen;
-  for (Node* n = &object; n != nullptr && n->kind == Kind::Object && seen.insert(n).second;) {
+  std::unordered_set<const Node*> seen{&object};
+  chain.push_back({&object, std::move(*first)});
+  for (Node* n = object.obj()->state; n != nullptr && n->kind == Kind::Object && seen.insert(n).second;) {
     auto form = parse_call(*n);
     if (!form) break;
     chain.push_back({n, std::move(*form)});
