@@ -68,7 +68,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -215,26 +214,28 @@ struct Scratch {
   // Between decodes every slot is null again; reset() clears just the slots
   // `small_ints_made` names, not the whole 2 KiB.
   std::array<Node*, 256> small_ints{};
-  std::array<std::uint64_t, 4> small_ints_made{};
+  std::array<std::uint8_t, 256> small_ints_made{};  // the values set, in the order made
+  std::size_t small_ints_count = 0;
   // The Object nodes the decode made, in order: the only nodes whose reduce
   // forms may be domain types (see Decoder::run).
   std::vector<Node*> objects;
+  // The Global nodes the decode made, by name (Decoder::interned_global):
+  // kept here so that a decode naming a global does not allocate the table.
+  absl::flat_hash_map<std::string, Node*> globals;
 
   void reset() {
     stack.clear();
     marks.clear();
     memo.clear();
     objects.clear();
-    for (std::size_t w = 0; w < small_ints_made.size(); ++w) {
-      for (std::uint64_t bits = small_ints_made[w]; bits != 0; bits &= bits - 1) {
-        small_ints[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))] = nullptr;
-      }
-      small_ints_made[w] = 0;
-    }
+    if (!globals.empty()) globals.clear();  // a small table keeps its memory
+    for (std::size_t i = 0; i < small_ints_count; ++i) small_ints[small_ints_made[i]] = nullptr;
+    small_ints_count = 0;
   }
   bool worth_keeping() const {
     return stack.capacity() <= kKeepEntries && marks.capacity() <= kKeepEntries &&
-           memo.capacity() <= kKeepEntries && objects.capacity() <= kKeepEntries;
+           memo.capacity() <= kKeepEntries && objects.capacity() <= kKeepEntries &&
+           globals.capacity() <= kKeepEntries;
   }
 };
 
@@ -393,7 +394,7 @@ class Decoder {
     if (slot == nullptr) {
       charge_node();
       slot = graph_.integer(v);
-      small_ints_made_[v / 64] |= std::uint64_t{1} << (v % 64);  // for Scratch::reset()
+      (*scratch_).small_ints_made[(*scratch_).small_ints_count++] = v;  // for Scratch::reset()
     }
     return slot;
   }
@@ -493,12 +494,26 @@ class Decoder {
     // long memoized strings again and again for a few bytes each, and the
     // budget is what keeps that work linear in the input.
     charge(module.size() + name.size());
-    std::string key = std::to_string(module.size()) + ':' + module + name;
-    auto it = globals_.find(key);
-    if (it != globals_.end()) return it->second;
+    // Most pickles name a few globals: the first kFewGlobals are found by a
+    // look along a short list (at most kFewGlobals times the work charged),
+    // the rest in a table by name.
+    for (std::size_t i = 0; i < few_globals_count_; ++i) {
+      Node* g = few_globals_[i];
+      if (g->payload() == module && g->name() == name) return g;
+    }
+    std::string key;
+    if (few_globals_count_ == kFewGlobals) {
+      key = std::to_string(module.size()) + ':' + module + name;
+      auto it = globals_.find(key);
+      if (it != globals_.end()) return it->second;
+    }
     charge_node(2 * (module.size() + name.size()));  // the node and the key
     Node* n = graph_.global(std::move(module), std::move(name));
-    globals_.emplace(std::move(key), n);
+    if (few_globals_count_ < kFewGlobals) {
+      few_globals_[few_globals_count_++] = n;
+    } else {
+      globals_.emplace(std::move(key), n);
+    }
     return n;
   }
   Node* object(Node* callable, Node* args) {
@@ -594,6 +609,12 @@ class Decoder {
   void run_simple();
   template <bool kNewest, bool kRoomy>
   void run_fast();
+  struct RunEnd {
+    const std::uint8_t* p;
+    Node** sp;
+  };
+  RunEnd bin_int_run(const std::uint8_t* p, const std::uint8_t* stop, const std::uint8_t* end,
+                     std::size_t affordable, Node** sp);
 
   [[gnu::always_inline]] std::int64_t read_int32() {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(read_uint(4)));
@@ -873,6 +894,7 @@ class Decoder {
   void load_put(std::uint64_t key);
   void load_proto();
   void load_frame();
+  void open_frame_fast();
   void load_ext(std::int64_t code);
   void load_next_buffer();
   void load_readonly_buffer();
@@ -907,12 +929,15 @@ class Decoder {
   std::size_t next_buffer_ = 0;
   Node* last_reduce_ = nullptr;  // the REDUCE result, while the next opcode runs
 
-  absl::flat_hash_map<std::string, Node*> globals_;  // interned Global nodes
+  // Interned Global nodes: the first kFewGlobals made, then a table.
+  static constexpr std::size_t kFewGlobals = 8;
+  std::array<Node*, kFewGlobals> few_globals_;
+  std::size_t few_globals_count_ = 0;
+  absl::flat_hash_map<std::string, Node*>& globals_ = (*scratch_).globals;
   Node* none_ = nullptr;
   Node* true_ = nullptr;
   Node* false_ = nullptr;
   std::array<Node*, 256>& small_ints_ = (*scratch_).small_ints;
-  std::array<std::uint64_t, 4>& small_ints_made_ = (*scratch_).small_ints_made;
 };
 
 Node* Decoder::decimal_int(std::string_view text) {
@@ -1241,6 +1266,7 @@ enum FastOp : std::uint8_t {
   kFastTuple1,  // kFastTuple1 + n - 1: TUPLEn
   kFastTuple2,
   kFastTuple3,
+  kFastStop,
 };
 
 const auto kFastOps = [] {
@@ -1262,6 +1288,7 @@ const auto kFastOps = [] {
       {Op::TUPLE1, kFastTuple1},
       {Op::TUPLE2, kFastTuple2},
       {Op::TUPLE3, kFastTuple3},
+      {Op::STOP, kFastStop},
   };
   for (std::size_t p = 0; p < table.size(); ++p) {
     for (const auto& [o, f] : fast) {
@@ -1273,9 +1300,10 @@ const auto kFastOps = [] {
 }();
 
 // The commonest opcodes (small ints, None, short ASCII str, memo, MARK,
-// empty containers, APPENDS and SETITEMS onto a list or dict, TUPLE1-3), run
-// with the position, step count and stack top in locals and no per-opcode
-// bookkeeping for error messages. It stops *before* any opcode that needs
+// empty containers, APPENDS and SETITEMS onto a list or dict, TUPLE1-3,
+// STOP), run with the position, step count and stack top in locals and no
+// per-opcode bookkeeping for error messages. It stops after STOP, and
+// *before* any opcode that needs
 // more than that: another opcode, the end of the frame or input, an argument
 // that is not all there, a str that is not ASCII, a memo miss, a missing
 // mark, an odd SETITEMS, a target of another kind, too few items above the
@@ -1293,6 +1321,32 @@ const auto kFastOps = [] {
 // it stops.
 constexpr std::size_t kFastRunBytes = 4096;
 constexpr std::size_t kFastBytesCost = kNodeCost + 1 + sizeof(Node*);
+
+// A run of BININT in run_fast(), from `p`: the opcodes that start before
+// `stop` with their arguments before `end`, at most `affordable` of them
+// (the nodes the budget pays for), each checked to be a BININT but the
+// first. Pushes their nodes at `sp`; returns where the run and the stack
+// end (as they were when none could be made). Out of line, and taking and
+// returning its pointers by value: inside run_fast's loop, its
+// chunk-at-a-time loop (Graph::make_while) cost the other opcodes their
+// registers.
+[[gnu::noinline]] Decoder::RunEnd Decoder::bin_int_run(const std::uint8_t* p,
+                                                      const std::uint8_t* stop,
+                                                      const std::uint8_t* end,
+                                                      std::size_t affordable, Node** sp) {
+  const std::size_t most =
+      std::min({static_cast<std::size_t>(stop - p + 4) / 5, static_cast<std::size_t>(end - p) / 5,
+                affordable});
+  if (most == 0) return {p, sp};
+  const std::uint8_t* const last = p + 5 * most;
+  graph_.make_while(Kind::Int, [&](Node* n) {
+    n->small = static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1));
+    *sp++ = n;
+    p += 5;
+    return p != last && *p == static_cast<std::uint8_t>(Op::BININT);
+  });
+  return {p, sp};
+}
 
 template <bool kNewest>
 void Decoder::run_simple() {
@@ -1371,7 +1425,7 @@ void Decoder::run_fast() {
         spent += kNodeCost;
         Node* made = graph_.integer(v);
         small_ints_[v] = made;
-        small_ints_made_[v / 64] |= std::uint64_t{1} << (v % 64);  // for Scratch::reset()
+        (*scratch_).small_ints_made[(*scratch_).small_ints_count++] = v;  // for Scratch::reset()
         *sp++ = made;
         p += 2;
         break;
@@ -1382,16 +1436,19 @@ void Decoder::run_fast() {
         *sp++ = graph_.integer(OpReader::load<std::uint16_t>(p + 1));
         p += 3;
         break;
-      case kFastBinInt:
-        // Runs of them (a list of ints past 65535), as for BININT1 above.
-        do {
-          if (static_cast<std::size_t>(end - p) < 5 || !affordable(kNodeCost)) goto out;
-          spent += kNodeCost;
-          *sp++ = graph_.integer(static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1)));
-          p += 5;
-          ++steps;
-        } while (p < stop && *p == static_cast<std::uint8_t>(Op::BININT));
+      case kFastBinInt: {
+        // Runs of them (a list of ints past 65535), as for BININT1 above,
+        // made by bin_int_run().
+        const auto [next, top] =
+            bin_int_run(p, stop, end, kRoomy ? SIZE_MAX : (avail - spent) / kNodeCost, sp);
+        const auto made = static_cast<std::size_t>(top - sp);
+        if (made == 0) goto out;
+        p = next;
+        sp = top;
+        spent += made * kNodeCost;
+        steps += made;
         continue;
+      }
       case kFastNone:
         if (none_ == nullptr) {
           if (!affordable(kNodeCost)) goto out;
@@ -1487,6 +1544,16 @@ void Decoder::run_fast() {
         p += 1;
         break;
       }
+      case kFastStop:
+        // The result: the item on top, which must lie above the topmost
+        // mark. The run ends here, whatever follows.
+        if (static_cast<std::size_t>(sp - base) <= fence()) goto out;
+        max_stack_ = std::max(max_stack_, static_cast<std::size_t>(sp - base));  // about to pop
+        result_ = *--sp;
+        stopped_ = true;
+        p += 1;
+        ++steps;
+        goto out;
       case kNotFast: goto out;
       default: __builtin_unreachable();  // kFastOps holds nothing else
     }
@@ -1503,10 +1570,31 @@ out:
   }
 }
 
+// The opening of nearly every protocol 4 and 5 pickle, PROTO then FRAME,
+// read without the general loop's per-opcode setup when neither can fail:
+// a loader of protocol 4 or more, a protocol it reads, and a frame that
+// lies inside the input. Anything else is left to the general loop, which
+// runs the same two opcodes with every check and message.
+void Decoder::open_frame_fast() {
+  constexpr std::size_t kOpening = 11;  // PROTO p, FRAME and its 8-byte length
+  const std::uint8_t* const d = in_.data();
+  if (size_ < kOpening || max_protocol_ < 4 || d[0] != static_cast<std::uint8_t>(Op::PROTO) ||
+      d[1] > max_protocol_ || d[2] != static_cast<std::uint8_t>(Op::FRAME)) {
+    return;
+  }
+  const std::uint64_t length = OpReader::load<std::uint64_t>(d + 3);
+  if (length > size_ - kOpening) return;
+  proto_ = d[1];
+  steps_ += 2;
+  in_.skip_to(kOpening);
+  in_.enter_frame(length);
+}
+
 DecodeResult Decoder::run() {
+  open_frame_fast();
   while (!stopped_) {
-    // A fast run only when the next opcode is one of its own: PROTO, FRAME
-    // and STOP, each once a pickle, skip its setup.
+    // A fast run only when the next opcode is one of its own: an opcode
+    // the general loop reads once a pickle (PROTO, FRAME) skips its setup.
     const std::size_t pos = in_.pos();
     if (pos < in_.read_limit() &&
         kFastOps[static_cast<std::size_t>(max_protocol_)][in_.data()[pos]] != kNotFast) {
@@ -1515,6 +1603,7 @@ DecodeResult Decoder::run() {
       } else {
         run_simple<false>();
       }
+      if (stopped_) break;  // it ran STOP
     }
     in_.start_coded_op();
     if (in_.at_end()) {

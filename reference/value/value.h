@@ -354,6 +354,28 @@ class Graph {
     return n;
   }
 
+  // make() for a run of nodes of one kind: hands each new node to
+  // fill(node), and makes another while fill returns true. The chunk's
+  // room is checked once per chunk rather than once per node (the
+  // decoder's runs of BININT).
+  template <class Fill>
+  [[gnu::always_inline]] void make_while(Kind kind, Fill fill) {
+    for (;;) {
+      if (next_ == chunk_end_) [[unlikely]] add_chunk();
+      Node* n = next_;
+      Node* const last = chunk_end_;
+      bool more;
+      do {
+        n->reset(kind);
+        more = fill(n);
+        ++n;
+      } while (more && n != last);
+      size_ += static_cast<std::size_t>(n - next_);
+      next_ = n;
+      if (!more) return;
+    }
+  }
+
   Node* none() { return make(Kind::None); }
   Node* boolean(bool v) {
     Node* n = make(Kind::Bool);

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -825,6 +826,36 @@ TEST(Decoder, GlobalsAreInternedByName) {
   expect_same(got, w.list({w.newobj("m", "C"), w.newobj("m", "C")}));
 }
 
+TEST(Decoder, GlobalsPastTheFirstFewAreInternedToo) {
+  // A decode keeps the first eight names it meets in a short list and the
+  // rest in a table: each name is one node either way, and ab.c is not
+  // a.bc in either.
+  std::vector<std::pair<std::string, std::string>> names = {{"ab", "c"}, {"a", "bc"}};
+  for (int i = 0; i < 6; ++i) names.emplace_back("m", "g" + std::to_string(i));
+  names.emplace_back("ab", "cd");  // past the short list
+  names.emplace_back("a", "bcd");
+  for (int i = 0; i < 4; ++i) names.emplace_back("m", "h" + std::to_string(i));
+  std::string data = "\x80\x02(";
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [module, qualname] : names) data += "c" + module + "\n" + qualname + "\n";
+  }
+  data += "l.";
+  Graph g;
+  const Node* got = decode_ok(data, g);
+  ASSERT_TRUE(got);
+  ASSERT_EQ(got->items.size(), 2 * names.size());
+  std::set<const Node*> distinct;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const Node* first = got->items[i];
+    SCOPED_TRACE(names[i].first + "." + names[i].second);
+    EXPECT_EQ(first, got->items[names.size() + i]);
+    EXPECT_EQ(first->payload(), names[i].first);
+    EXPECT_EQ(first->name(), names[i].second);
+    distinct.insert(first);
+  }
+  EXPECT_EQ(distinct.size(), names.size());
+}
+
 TEST(Decoder, ListContainingItself) {
   each_protocol(kSelfList, [](int, const Node* got, Build& w) {
     ASSERT_EQ(got->kind, Kind::List);
@@ -1321,6 +1352,22 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     options = {};
     options.limits.max_memo = 2;
     expect_failure_at("\x80\x04N\x94N\x94N\x94."sv, ErrorKind::LimitExceeded, 7, options);
+    // The same after strs.
+    expect_failure_at("\x80\x04\x8c\x01" "a\x94\x8c\x01" "b\x94\x8c\x01" "c\x94."sv,
+                      ErrorKind::LimitExceeded, 13, options);
+  }
+  // A str and its MEMOIZE, then BINGET of it: one node, two steps.
+  {
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    const Node* root = decode_ok("\x80\x04(\x8c\x01" "a\x94h\x00l."sv, g, options);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->items.size(), 2u);
+    EXPECT_EQ(root->items[0]->payload(), "a");
+    EXPECT_EQ(root->items[0], root->items[1]);
+    EXPECT_EQ(stats.steps, 7u);  // PROTO, MARK, str, MEMOIZE, BINGET, LIST, STOP
   }
   // The allocation budget, reached in a long run of BININTs: LimitExceeded
   // at an opcode of the run, never a decode past the budget.
@@ -1481,6 +1528,104 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     ASSERT_EQ(root->items.size(), 2u);
     EXPECT_EQ(root->items[0]->small, 1);
     EXPECT_EQ(root->items[1]->small, 2);
+  }
+  // Runs of BININT are made a chunk of nodes at a time: 1,000 of them
+  // (5,000 bytes, past one run's 4,096 and across 32-node chunks), each
+  // its own value and its own node, every opcode a step.
+  {
+    std::string s = "\x80\x04](";
+    for (std::uint32_t i = 0; i < 1000; ++i) {
+      const std::uint32_t v = 70000 + 3 * i;
+      s += 'J';
+      for (int b = 0; b < 4; ++b) s += static_cast<char>((v >> (8 * b)) & 0xff);
+    }
+    s += "e.";
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    const Node* root = decode_ok(s, g, options);
+    ASSERT_NE(root, nullptr);
+    ASSERT_EQ(root->items.size(), 1000u);
+    std::set<const Node*> distinct;
+    for (std::size_t i = 0; i < 1000; ++i) {
+      ASSERT_EQ(root->items[i]->kind, Kind::Int) << i;
+      EXPECT_EQ(root->items[i]->small, static_cast<std::int64_t>(70000 + 3 * i)) << i;
+      distinct.insert(root->items[i]);
+    }
+    EXPECT_EQ(distinct.size(), 1000u);
+    EXPECT_EQ(stats.steps, 1005u);  // PROTO, EMPTY_LIST, MARK, 1,000, APPENDS, STOP
+    EXPECT_EQ(stats.nodes, 1001u);
+  }
+  // A BININT run with the budget for two of its nodes only (not roomy): it
+  // makes those two and stops at the third, which fails as the general
+  // loop reports it. PROTO, MARK and three BININTs; 2 * 32 bytes for the
+  // first two nodes.
+  {
+    const std::string_view s = "\x80\x04(J\x00\x00\x01\x00J\x00\x00\x02\x00J\x00\x00\x03\x00l."sv;
+    DecodeOptions options;
+    options.limits.alloc_per_input_byte = 0;
+    options.limits.alloc_constant = 64;
+    expect_failure_at(s, ErrorKind::LimitExceeded, 13, options);
+    // With what a roomy decode charges, exactly, it decodes.
+    DecodeStats roomy;
+    DecodeOptions unlimited;
+    unlimited.stats = &roomy;
+    Graph g0;
+    ASSERT_NE(decode_ok(s, g0, unlimited), nullptr);
+    options.limits.alloc_constant = roomy.allocated;
+    Graph g;
+    const Node* root = decode_ok(s, g, options);
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->items.size(), 3u);
+  }
+  // STOP ends a run when the item it takes lies above the topmost mark;
+  // otherwise the general loop fails at it, as before.
+  {
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    const Node* root = decode_ok("\x80\x04K\x07.trailing"sv, g, options);
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->small, 7);
+    EXPECT_EQ(stats.steps, 3u);
+  }
+  expect_failure_at("\x80\x04K\x01(."sv, ErrorKind::StackUnderflow, 5);
+  expect_failure_at("\x80\x04."sv, ErrorKind::StackUnderflow, 2);
+}
+
+// PROTO then FRAME, the opening of nearly every protocol 4 and 5 pickle, is
+// read without the general loop when neither can fail; when one can, the
+// general loop reads it and fails as before.
+TEST(Decoder, TheCommonOpeningReadsAsTheGeneralLoopReadsIt) {
+  {
+    Graph g;
+    DecodeStats stats;
+    DecodeOptions options;
+    options.stats = &stats;
+    const Node* root = decode_ok(
+        "\x80\x05\x95\x03\x00\x00\x00\x00\x00\x00\x00"
+        "K\x05."sv,
+        g, options);
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->small, 5);
+    EXPECT_EQ(stats.steps, 4u);
+  }
+  // The frame is longer than the input: Truncated at the FRAME.
+  expect_failure_at("\x80\x05\x95\x09\x00\x00\x00\x00\x00\x00\x00K\x05."sv,
+                    ErrorKind::Truncated, 2);
+  // A loader of protocols up to 3 refuses FRAME; one of up to 4 refuses PROTO 5.
+  {
+    DecodeOptions options;
+    options.max_protocol = 3;
+    expect_failure_at("\x80\x03\x95\x03\x00\x00\x00\x00\x00\x00\x00K\x05."sv,
+                      ErrorKind::UnknownOpcode, 2, options);
+    options.max_protocol = 4;
+    std::optional<PickleError> f = test_support::decode_error(
+        "\x80\x05\x95\x03\x00\x00\x00\x00\x00\x00\x00K\x05."sv, options);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->offset(), 0u);
   }
 }
 

@@ -776,6 +776,50 @@ TEST(GraphMemory, ReusedChunksStartClean) {
   }
 }
 
+// make_while() makes nodes while its fill function asks for another, a
+// chunk at a time: the same nodes, in the same order, as make() one by one,
+// each as a new node of its kind would be, across chunk boundaries (runs of
+// 1, 31, 32, 33 and 100 after a node that leaves a chunk part used), and on
+// chunks reused from a graph whose nodes held other kinds and values.
+TEST(GraphMemory, MakeWhileMakesWhatMakeWould) {
+  for (int round = 0; round < 2; ++round) {
+    {
+      Graph dirty;  // leaves its chunks in the cache with stale nodes
+      for (int i = 0; i < 200; ++i) {
+        Node* n = dirty.floating(1.5);
+        n->flag = true;
+        n->small = -7;
+      }
+    }
+    for (const int run : {1, 31, 32, 33, 100}) {
+      Graph g;
+      g.str_copy("first");
+      int count = 0;
+      std::vector<Node*> made;
+      g.make_while(Kind::Int, [&](Node* n) {
+        n->small = 1000 + count;
+        made.push_back(n);
+        return ++count < run;
+      });
+      ASSERT_EQ(made.size(), static_cast<std::size_t>(run));
+      EXPECT_EQ(g.size(), static_cast<std::size_t>(run) + 1);
+      for (int i = 0; i < run; ++i) {
+        const Node* n = made[static_cast<std::size_t>(i)];
+        EXPECT_EQ(n, &g.node(static_cast<std::size_t>(i) + 1)) << i;
+        EXPECT_EQ(n->kind, Kind::Int);
+        EXPECT_EQ(n->small, 1000 + i);
+        EXPECT_FALSE(n->flag);
+        EXPECT_FALSE(n->big);
+        EXPECT_EQ(n->f, 0.0);
+        EXPECT_TRUE(n->payload().empty());
+        EXPECT_TRUE(n->items.empty());
+      }
+      Node* after = g.none();  // make() goes on where the run stopped
+      EXPECT_EQ(after, &g.node(static_cast<std::size_t>(run) + 1));
+    }
+  }
+}
+
 // Containers the graph fills hold their items in the graph's arena: the
 // first batch takes exactly its slots, a later batch that does not fit moves
 // the items to a span twice as large, and editing the items by hand moves
