@@ -42,14 +42,6 @@ namespace {
 // sys.get_int_max_str_digits() default), which protocols 0 and 1 need.
 constexpr std::size_t kMaxStrDigits = 4300;
 
-// `empty` (EMPTY_LIST or EMPTY_DICT), MEMOIZE and MARK as one word for
-// store_word: protocol 4's opening of a container written in batches.
-constexpr std::uint64_t opened_marked(Op empty) {
-  return static_cast<std::uint8_t>(op(empty)) |
-         std::uint64_t{static_cast<std::uint8_t>(op(Op::MEMOIZE))} << 8 |
-         std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16;
-}
-
 // `data` decoded as latin-1 (a code point per byte), as UTF-8.
 std::string latin1_to_utf8(std::string_view data) {
   std::string s;
@@ -454,26 +446,6 @@ void Encoder::save_picklebuffer(const Node* n) {
   buffers_.push_back(n);
 }
 
-// A list or dict of fewer than kBatchSize entries whose first is an atom
-// (LIST's inner lists, MICRO_DICT's inner dicts) starts here, with no task
-// pushed: the empty container, its memo, MARK, then a run of atoms. When
-// the run covers every entry the closing opcode ends it, with no task at
-// all; otherwise the batch loop carries on from the entry where the run
-// stopped, as a container does. Not at the depth limit, where the general
-// path fails.
-bool Encoder::flat_candidate(const Node* n, std::size_t entries) const {
-  return bin_ && entries >= 2 && entries < kBatchSize && depth_ < options_.max_depth &&
-         maybe_atom(n->items[0]);
-}
-
-// Protocol 4 and up, with the frame open (atom_room): whether the whole
-// container, `atoms` items of at most kAtomBytes, its three opening
-// opcodes and its closing one, fits the room no check would have found
-// short. Then they are written with no check between them.
-[[gnu::always_inline]] bool Encoder::whole_fits(std::size_t atoms) const {
-  return proto_ >= 4 && atoms + 2 <= atom_room();  // 3 + 1 opcode bytes < 2 * kAtomBytes
-}
-
 [[gnu::always_inline]] void Encoder::open_marked(Op empty, MemoId* memo) {
   if (proto_ >= 4) {
     *memo = next_memo_id();
@@ -536,6 +508,23 @@ void Encoder::save_list_or_dict_as(const Node* n, MemoId* memo) {
   if (n->items.empty()) return;
   enter_container();
   save_entries<K>(n, 0);
+}
+
+// What save_list_or_dict_as() writes after a run of atoms that stopped
+// before the end of list or dict `n`, at entry `i`: the rest of its
+// batches, as save_now() would run them (save_flat_here()'s slow end).
+void Encoder::save_flat_rest(const Node* n, std::size_t i) {
+  const std::size_t mark = stack_.size();
+  ++direct_depth_;
+  if (n->kind == Kind::List) {
+    using Shape = ListOrDict<Kind::List>;
+    enter_batches(n, Shape::kStep, Shape::View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
+  } else {
+    using Shape = ListOrDict<Kind::Dict>;
+    enter_batches(n, Shape::kStep, Shape::View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
+  }
+  run_tasks_down_to(mark);
+  --direct_depth_;
 }
 
 // A temporary dict holding the items of dict node `n` (the keywords a

@@ -198,6 +198,26 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
   return {p, c};
 }
 
+// A list or dict of fewer than kBatchSize entries whose first is an atom
+// (LIST's inner lists, MICRO_DICT's inner dicts) starts here, with no task
+// pushed: the empty container, its memo, MARK, then a run of atoms. When
+// the run covers every entry the closing opcode ends it, with no task at
+// all; otherwise the batch loop carries on from the entry where the run
+// stopped, as a container does. Not at the depth limit, where the general
+// path fails.
+inline bool Encoder::flat_candidate(const Node* n, std::size_t entries) const {
+  return bin_ && entries >= 2 && entries < kBatchSize && depth_ < options_.max_depth &&
+         maybe_atom(n->items[0]);
+}
+
+// Protocol 4 and up, with the frame open (atom_room): whether the whole
+// container, `atoms` items of at most kAtomBytes, its three opening
+// opcodes and its closing one, fits the room no check would have found
+// short. Then they are written with no check between them.
+[[gnu::always_inline]] inline bool Encoder::whole_fits(std::size_t atoms) const {
+  return proto_ >= 4 && atoms + 2 <= atom_room();  // 3 + 1 opcode bytes < 2 * kAtomBytes
+}
+
 // Items [i, stop) of a sequence: writes the leading run of atoms, as far
 // as the room allows, and returns the index of the first item not written.
 [[gnu::always_inline]] inline std::size_t Encoder::atom_run(const NodeList& v,

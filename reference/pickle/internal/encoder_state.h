@@ -250,6 +250,10 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline void save_entries(const Node* n, std::size_t i);
   template <Kind K>
   void save_list_or_dict_as(const Node* n, MemoId* memo);
+  [[gnu::always_inline]] inline bool save_flat_here(const Node* n);
+  template <Kind K>
+  [[gnu::always_inline]] inline bool save_flat_here_as(const Node* n);
+  [[gnu::noinline]] void save_flat_rest(const Node* n, std::size_t i);
   void fresh_dict(const Node* n);
   [[gnu::always_inline]] inline void save_set(const Node* n);
   [[gnu::always_inline]] inline void save_frozenset(const Node* n);

@@ -73,6 +73,59 @@ void Encoder::open_empty() {
   }
 }
 
+// `empty` (EMPTY_LIST or EMPTY_DICT), MEMOIZE and MARK as one word for
+// store_word: protocol 4's opening of a container written in batches.
+inline constexpr std::uint64_t opened_marked(Op empty) {
+  return static_cast<std::uint8_t>(op(empty)) |
+         std::uint64_t{static_cast<std::uint8_t>(op(Op::MEMOIZE))} << 8 |
+         std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16;
+}
+
+// save_now() for a list or dict that the atom fast path writes whole (see
+// save_list_or_dict_as: LIST's inner lists, MICRO_DICT's inner dicts),
+// done here, in the item loop of the container that holds it: the frame's
+// boundary, the memo probe, the opening, the run of atoms and the closing
+// opcode, with no call. Returns false, having written nothing but what
+// boundary() commits (as save_now() would first), for any other node;
+// save_now() then writes it as before. A run that stops before the end
+// (an entry that is not an atom) leaves the rest to save_flat_rest().
+[[gnu::always_inline]] inline bool Encoder::save_flat_here(const Node* n) {
+  if (n->kind == Kind::List) return save_flat_here_as<Kind::List>(n);
+  if (n->kind == Kind::Dict) return save_flat_here_as<Kind::Dict>(n);
+  return false;
+}
+template <Kind K>
+[[gnu::always_inline]] inline bool Encoder::save_flat_here_as(const Node* n) {
+  using Shape = ListOrDict<K>;
+  const std::size_t count = n->items.size();
+  if (K == Kind::Dict && count % 2 != 0) return false;  // save_list_or_dict_as() fails it
+  if (!flat_candidate(n, count / Shape::kWidth)) return false;
+  boundary();
+  if (!whole_fits(count)) return false;
+  MemoId* slot = node_memo_->find_or_add(n);
+  if (*slot != kNoMemo) {
+    memo_get(*slot);
+    return true;
+  }
+  *slot = next_memo_id();
+  store_word(cur_, opened_marked(Shape::kEmpty));
+  Node* const* const first = n->items.data();
+  Node* const* const last = first + count;
+  RunEnd run;
+  if constexpr (K == Kind::List) {
+    run = write_atoms(cur_ + 3, first, last);
+  } else {
+    run = write_atom_pairs(cur_ + 3, first, last);
+  }
+  cur_ = run.c;
+  if (run.p == last) {
+    *cur_++ = op(Shape::kBatch);
+  } else {
+    save_flat_rest(n, static_cast<std::size_t>(run.p - first) / Shape::kWidth);
+  }
+  return true;
+}
+
 // The entries of list or dict `n` from entry `i` on, after its opening and
 // memo, the container entered: batch_list_exact or batch_dict_exact, or one
 // entry and APPEND (SETITEM) after another at protocol 0.
@@ -167,7 +220,7 @@ inline void Encoder::save_entry(Entry e) {
                                                         Step step, const Node* e) {
   if (save_if_inline(e)) return false;
   if (direct_depth_ < kDirectDepth) {
-    save_now(e);
+    if (!save_flat_here(e)) save_now(e);
     return false;
   }
   push(owner, next, step);
@@ -179,7 +232,7 @@ inline void Encoder::save_entry(Entry e) {
   if (save_if_inline(e.first)) {
     if (save_if_inline(e.second)) return false;
     if (direct_depth_ < kDirectDepth) {
-      save_now(e.second);
+      if (!save_flat_here(e.second)) save_now(e.second);
       return false;
     }
     push(owner, next, step);
