@@ -85,10 +85,11 @@ inline constexpr std::uint64_t opened_marked(Op empty) {
 // save_list_or_dict_as: LIST's inner lists, MICRO_DICT's inner dicts),
 // done here, in the item loop of the container that holds it: the frame's
 // boundary, the memo probe, the opening, the run of atoms and the closing
-// opcode, with no call. Returns false, having written nothing but what
-// boundary() commits (as save_now() would first), for any other node;
-// save_now() then writes it as before. A run that stops before the end
-// (an entry that is not an atom) leaves the rest to save_flat_rest().
+// opcode, with no call. Returns false for any other node, having written
+// nothing but what boundary() commits and the frame's opening (which
+// save_now() would do first); save_now() then writes it as before. A run
+// that stops before the end (an entry that is not an atom) leaves the rest
+// to save_flat_rest().
 [[gnu::always_inline]] inline bool Encoder::save_flat_here(const Node* n) {
   if (n->kind == Kind::List) return save_flat_here_as<Kind::List>(n);
   if (n->kind == Kind::Dict) return save_flat_here_as<Kind::Dict>(n);
@@ -101,6 +102,10 @@ template <Kind K>
   if (K == Kind::Dict && count % 2 != 0) return false;  // save_list_or_dict_as() fails it
   if (!flat_candidate(n, count / Shape::kWidth)) return false;
   boundary();
+  // Whatever the general path writes next (an opening, or a memo get)
+  // opens the frame here first if none is open: the first container of a
+  // pickle whose root writes nothing before it (a tuple) starts so.
+  open_frame_if_needed();
   if (!whole_fits(count)) return false;
   MemoId* slot = node_memo_->find_or_add(n);
   if (*slot != kNoMemo) {
