@@ -468,22 +468,7 @@ void Encoder::save_list_or_dict_as(const Node* n, MemoId* memo) {
   if (const std::size_t size = n->items.size() / kWidth; flat_candidate(n, size)) {
     std::size_t i;
     if (whole_fits(kWidth * size)) {
-      *memo = next_memo_id();
-      store_word(cur_, opened_marked(Shape::kEmpty));
-      Node* const* const first = n->items.data();
-      Node* const* const last = first + kWidth * size;
-      RunEnd run;
-      if constexpr (K == Kind::List) {
-        run = write_atoms(cur_ + 3, first, last);
-      } else {
-        run = write_atom_pairs(cur_ + 3, first, last);
-      }
-      cur_ = run.c;
-      if (run.p == last) {
-        *cur_++ = op(Shape::kBatch);
-        return;
-      }
-      i = static_cast<std::size_t>(run.p - first) / kWidth;
+      if (write_flat_whole<K>(n, memo, i)) return;  // its closing opcode written
     } else {
       open_marked(Shape::kEmpty, memo);
       i = run_of_atoms(View{n->items}, 0, size);

@@ -250,6 +250,9 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline void save_entries(const Node* n, std::size_t i);
   template <Kind K>
   void save_list_or_dict_as(const Node* n, MemoId* memo);
+  template <Kind K>
+  [[gnu::always_inline]] inline bool write_flat_whole(const Node* n, MemoId* memo,
+                                                     std::size_t& stopped_at);
   [[gnu::always_inline]] inline bool save_flat_here(const Node* n);
   template <Kind K>
   [[gnu::always_inline]] inline bool save_flat_here_as(const Node* n);

@@ -81,6 +81,34 @@ inline constexpr std::uint64_t opened_marked(Op empty) {
          std::uint64_t{static_cast<std::uint8_t>(op(Op::MARK))} << 16;
 }
 
+// Protocol 4 and up, with room for all of it (whole_fits): list or dict
+// `n`'s opening with its memo id (set in `memo`), then its entries while
+// they are atoms. Returns true when the run took every entry, and then the
+// closing opcode is written too; false, with the entry it stopped at in
+// `stopped_at`, otherwise.
+template <Kind K>
+[[gnu::always_inline]] inline bool Encoder::write_flat_whole(const Node* n, MemoId* memo,
+                                                            std::size_t& stopped_at) {
+  using Shape = ListOrDict<K>;
+  *memo = next_memo_id();
+  store_word(cur_, opened_marked(Shape::kEmpty));
+  Node* const* const first = n->items.data();
+  Node* const* const last = first + n->items.size();
+  RunEnd run;
+  if constexpr (K == Kind::List) {
+    run = write_atoms(cur_ + 3, first, last);
+  } else {
+    run = write_atom_pairs(cur_ + 3, first, last);
+  }
+  cur_ = run.c;
+  if (run.p == last) {
+    *cur_++ = op(Shape::kBatch);
+    return true;
+  }
+  stopped_at = static_cast<std::size_t>(run.p - first) / Shape::kWidth;
+  return false;
+}
+
 // save_now() for a list or dict that the atom fast path writes whole (see
 // save_list_or_dict_as: LIST's inner lists, MICRO_DICT's inner dicts),
 // done here, in the item loop of the container that holds it: the frame's
@@ -112,22 +140,7 @@ template <Kind K>
     memo_get(*slot);
     return true;
   }
-  *slot = next_memo_id();
-  store_word(cur_, opened_marked(Shape::kEmpty));
-  Node* const* const first = n->items.data();
-  Node* const* const last = first + count;
-  RunEnd run;
-  if constexpr (K == Kind::List) {
-    run = write_atoms(cur_ + 3, first, last);
-  } else {
-    run = write_atom_pairs(cur_ + 3, first, last);
-  }
-  cur_ = run.c;
-  if (run.p == last) {
-    *cur_++ = op(Shape::kBatch);
-  } else {
-    save_flat_rest(n, static_cast<std::size_t>(run.p - first) / Shape::kWidth);
-  }
+  if (std::size_t i; !write_flat_whole<K>(n, slot, i)) save_flat_rest(n, i);
   return true;
 }
 

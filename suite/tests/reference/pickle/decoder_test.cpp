@@ -562,6 +562,13 @@ const Node* decode_ok(std::string_view data, Graph& g, const DecodeOptions& opti
   }
 }
 
+// decode_ok() with the decode's statistics.
+const Node* decode_counted(std::string_view data, Graph& g, DecodeStats& stats) {
+  DecodeOptions options;
+  options.stats = &stats;
+  return decode_ok(data, g, options);
+}
+
 // Decoding `data` fails with `kind` at byte `offset`.
 void expect_failure_at(std::string_view data, ErrorKind kind, std::size_t offset,
                        const DecodeOptions& options = {}) {
@@ -1360,9 +1367,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
   {
     Graph g;
     DecodeStats stats;
-    DecodeOptions options;
-    options.stats = &stats;
-    const Node* root = decode_ok("\x80\x04(\x8c\x01" "a\x94h\x00l."sv, g, options);
+    const Node* root = decode_counted("\x80\x04(\x8c\x01" "a\x94h\x00l."sv, g, stats);
     ASSERT_NE(root, nullptr);
     ASSERT_EQ(root->items.size(), 2u);
     EXPECT_EQ(root->items[0]->payload(), "a");
@@ -1434,9 +1439,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
   {
     Graph g;
     DecodeStats stats;
-    DecodeOptions options;
-    options.stats = &stats;
-    const Node* root = decode_ok("\x80\x04K\x01K\x02\x86K\x03\x85\x86."sv, g, options);
+    const Node* root = decode_counted("\x80\x04K\x01K\x02\x86K\x03\x85\x86."sv, g, stats);
     ASSERT_NE(root, nullptr);
     ASSERT_EQ(root->kind, Kind::Tuple);
     ASSERT_EQ(root->items.size(), 2u);
@@ -1453,13 +1456,10 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
   {
     Graph g;
     DecodeStats stats;
-    DecodeOptions options;
-    options.stats = &stats;
     // [[1, 2], {3: None}, []] with APPENDS, SETITEMS and an empty APPENDS.
-    const Node* root = decode_ok(
+    const Node* root = decode_counted(
         "\x80\x04](](K\x01K\x02"
-        "e}(K\x03Nu](ee."sv,
-        g, options);
+        "e}(K\x03Nu](ee."sv, g, stats);
     ASSERT_NE(root, nullptr);
     ASSERT_EQ(root->kind, Kind::List);
     ASSERT_EQ(root->items.size(), 3u);
@@ -1542,9 +1542,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     s += "e.";
     Graph g;
     DecodeStats stats;
-    DecodeOptions options;
-    options.stats = &stats;
-    const Node* root = decode_ok(s, g, options);
+    const Node* root = decode_counted(s, g, stats);
     ASSERT_NE(root, nullptr);
     ASSERT_EQ(root->items.size(), 1000u);
     std::set<const Node*> distinct;
@@ -1584,9 +1582,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
   {
     Graph g;
     DecodeStats stats;
-    DecodeOptions options;
-    options.stats = &stats;
-    const Node* root = decode_ok("\x80\x04K\x07.trailing"sv, g, options);
+    const Node* root = decode_counted("\x80\x04K\x07.trailing"sv, g, stats);
     ASSERT_NE(root, nullptr);
     EXPECT_EQ(root->small, 7);
     EXPECT_EQ(stats.steps, 3u);
@@ -1602,12 +1598,9 @@ TEST(Decoder, TheCommonOpeningReadsAsTheGeneralLoopReadsIt) {
   {
     Graph g;
     DecodeStats stats;
-    DecodeOptions options;
-    options.stats = &stats;
-    const Node* root = decode_ok(
+    const Node* root = decode_counted(
         "\x80\x05\x95\x03\x00\x00\x00\x00\x00\x00\x00"
-        "K\x05."sv,
-        g, options);
+        "K\x05."sv, g, stats);
     ASSERT_NE(root, nullptr);
     EXPECT_EQ(root->small, 5);
     EXPECT_EQ(stats.steps, 4u);
