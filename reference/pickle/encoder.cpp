@@ -457,6 +457,15 @@ void Encoder::save_picklebuffer(const Node* n) {
   }
 }
 
+// List or dict `n`'s batches from entry `i` on, after its opening, its
+// memo and whatever run of atoms came first.
+template <Kind K>
+void Encoder::batches_from(const Node* n, std::size_t i) {
+  using Shape = ListOrDict<K>;
+  enter_batches(n, Shape::kStep, typename Shape::View{n->items}, i, op(Shape::kBatch),
+                Shape::kTrailing);
+}
+
 // save_list and save_dict. `memo`: the node's memo slot
 // (NodeMemo::find_or_add), to be set now.
 template <Kind K>
@@ -477,7 +486,7 @@ void Encoder::save_list_or_dict_as(const Node* n, MemoId* memo) {
       put(op(Shape::kBatch));
       return;
     }
-    enter_batches(n, Shape::kStep, View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
+    batches_from<K>(n, i);
     return;
   }
   if (proto_ >= 4 && n->items.size() >= 2 * kWidth && depth_ < options_.max_depth) {
@@ -485,7 +494,7 @@ void Encoder::save_list_or_dict_as(const Node* n, MemoId* memo) {
     // store (enter_container() cannot fail here): two entries or more open
     // with MARK.
     open_marked(Shape::kEmpty, memo);
-    enter_batches(n, Shape::kStep, View{n->items}, 0, op(Shape::kBatch), Shape::kTrailing);
+    batches_from<K>(n, 0);
     return;
   }
   open_empty<K>();
@@ -502,11 +511,9 @@ void Encoder::save_flat_rest(const Node* n, std::size_t i) {
   const std::size_t mark = stack_.size();
   ++direct_depth_;
   if (n->kind == Kind::List) {
-    using Shape = ListOrDict<Kind::List>;
-    enter_batches(n, Shape::kStep, Shape::View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
+    batches_from<Kind::List>(n, i);
   } else {
-    using Shape = ListOrDict<Kind::Dict>;
-    enter_batches(n, Shape::kStep, Shape::View{n->items}, i, op(Shape::kBatch), Shape::kTrailing);
+    batches_from<Kind::Dict>(n, i);
   }
   run_tasks_down_to(mark);
   --direct_depth_;

@@ -257,6 +257,8 @@ class Encoder : private PickleWriter {
   template <Kind K>
   [[gnu::always_inline]] inline bool save_flat_here_as(const Node* n);
   [[gnu::noinline]] void save_flat_rest(const Node* n, std::size_t i);
+  template <Kind K>
+  [[gnu::always_inline]] inline void batches_from(const Node* n, std::size_t i);
   void fresh_dict(const Node* n);
   [[gnu::always_inline]] inline void save_set(const Node* n);
   [[gnu::always_inline]] inline void save_frozenset(const Node* n);
