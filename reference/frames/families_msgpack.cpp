@@ -131,7 +131,8 @@ std::optional<std::string> object_key_identity(const msgpack::object& o) {
     case T::FLOAT32:
     case T::FLOAT64: {
       const double d = o.via.f64;
-      if (d == static_cast<double>(static_cast<std::int64_t>(d)) && d > -9.2e18 && d < 9.2e18) {
+      // Range first: converting a double outside int64's range is undefined.
+      if (d > -9.2e18 && d < 9.2e18 && d == static_cast<double>(static_cast<std::int64_t>(d))) {
         return "i" + std::to_string(static_cast<std::int64_t>(d));
       }
       return fmt::format("f{}", d);

@@ -307,7 +307,8 @@ std::string key_identity(const json& key) {
     case Type::number_unsigned: return "i" + std::to_string(key.get<std::uint64_t>());
     case Type::number_float: {
       const double d = key.get<double>();
-      if (d == static_cast<double>(static_cast<std::int64_t>(d)) && d > -9.2e18 && d < 9.2e18) {
+      // Range first: converting a double outside int64's range is undefined.
+      if (d > -9.2e18 && d < 9.2e18 && d == static_cast<double>(static_cast<std::int64_t>(d))) {
         return "i" + std::to_string(static_cast<std::int64_t>(d));
       }
       return fmt::format("f{}", d);
