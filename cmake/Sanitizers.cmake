@@ -30,8 +30,6 @@ endif()
 if(SERIALCHECK_FUZZ)
   if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     add_compile_options(-fsanitize=fuzzer-no-link)
-    # The warning set names gcc's -Wshadow=local, which clang does not know.
-    add_compile_options(-Wno-unknown-warning-option)
   else()
     message(WARNING "SERIALCHECK_FUZZ needs clang (CC=clang CXX=clang++); "
                     "the fuzz targets are left out")
