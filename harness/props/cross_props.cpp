@@ -91,7 +91,7 @@ Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
     // global it names.
     if (c.protocol < 4) {
       auto named = std::make_shared<Graph>();
-      const Node* value = getattr_as_globals(held, *named);
+      const Node* value = getattr_as_globals(held, *named, GetattrScope::ClassPositions);
       if (value != held) {
         c.graph = named;
         c.value = value;
@@ -124,7 +124,9 @@ Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
         // which the reference reads as that call; written again as a call
         // (of a class, say, NEWOBJ needs) it would not be the same pickle.
         Graph named;
-        if (c.protocol < 4) own.value = getattr_as_globals(held, named);
+        if (c.protocol < 4) {
+          own.value = getattr_as_globals(held, named, GetattrScope::ClassPositions);
+        }
         auto rewritten = dumps_step(*reference, own, "reference-dumps", ignored);
         if (rewritten && !rewritten->frames.empty() &&
             rewritten->frames[0].view() == actual->frames[0].view()) {

@@ -54,7 +54,9 @@ Outcome reencode(Subject& subject, const TestCase& c, PropertyEnv& env) {
   // reference writes the global it stands for in the same form, and only the
   // global can be what copyreg.__newobj__ or NEWOBJ calls.
   Graph named;
-  if (c.protocol < 4) again.value = getattr_as_globals(again.value, named);
+  if (c.protocol < 4) {
+    again.value = getattr_as_globals(again.value, named, GetattrScope::ClassPositions);
+  }
   auto rewritten = dumps_step(*reference, again, "reference-dumps", failed);
   if (!rewritten) return failed;
   if (rewritten->frames.empty()) {

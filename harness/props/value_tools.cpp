@@ -197,8 +197,8 @@ const Node* buffers_as_bytes(const Node* value, Graph& scratch) {
 
 namespace {
 
-// getattr(<global>, '<name>') with nothing else: a nested global's name.
-bool is_getattr_global(const Node* n) {
+// getattr(<x>, '<name>') with nothing else.
+bool is_getattr_call(const Node* n) {
   if (n->kind != Kind::Object || n->obj() == nullptr) return false;
   const ObjectParts& o = *n->obj();
   if (o.state != nullptr || o.state_setter != nullptr || !o.listitems.empty() ||
@@ -212,22 +212,50 @@ bool is_getattr_global(const Node* n) {
   }
   const Node* args = o.args;
   return args != nullptr && args->kind == Kind::Tuple && args->items.size() == 2 &&
-         args->items[0]->kind == Kind::Global && args->items[1]->kind == Kind::Str &&
-         !args->items[1]->payload().empty();
+         args->items[1]->kind == Kind::Str && !args->items[1]->payload().empty();
+}
+
+// getattr(<global>, '<name>') with nothing else: a nested global's name.
+bool is_getattr_global(const Node* n) {
+  return is_getattr_call(n) && n->obj()->args->items[0]->kind == Kind::Global;
+}
+
+// copyreg.__newobj__(cls, ...) or copyreg.__newobj_ex__(cls, args, kwargs).
+bool is_newobj_call(const Node* n) {
+  if (n->kind != Kind::Object || n->obj() == nullptr) return false;
+  const Node* f = n->obj()->callable;
+  const Node* args = n->obj()->args;
+  return f != nullptr && f->kind == Kind::Global && f->payload() == "copyreg" &&
+         (f->name() == "__newobj__" || f->name() == "__newobj_ex__") && args != nullptr &&
+         args->kind == Kind::Tuple && !args->items.empty();
 }
 
 }  // namespace
 
-const Node* getattr_as_globals(const Node* value, Graph& scratch) {
+const Node* getattr_as_globals(const Node* value, Graph& scratch, GetattrScope scope) {
   auto nodes = reachable(value);
-  if (std::none_of(nodes.begin(), nodes.end(), is_getattr_global)) return value;
+  if (std::none_of(nodes.begin(), nodes.end(), is_getattr_call)) return value;
   std::unordered_map<const Node*, Node*> map;
   Node* root = copy_value(value, scratch, &map);
+  // The copies that may become globals: all of them, or the classes that
+  // copyreg.__newobj__ and __newobj_ex__ name, with the getattr chain inside.
+  std::unordered_set<const Node*> wanted;
+  for (auto& [original, copy] : map) {
+    if (scope == GetattrScope::Everywhere) {
+      if (is_getattr_call(copy)) wanted.insert(copy);
+      continue;
+    }
+    if (!is_newobj_call(copy)) continue;
+    for (const Node* cls = copy->obj()->args->items[0]; is_getattr_call(cls);
+         cls = cls->obj()->args->items[0]) {
+      wanted.insert(cls);
+    }
+  }
   // Inner names first: getattr(getattr(M.A, 'B'), 'c') is M.A.B.c.
   for (bool changed = true; changed;) {
     changed = false;
     for (auto& [original, copy] : map) {
-      if (!is_getattr_global(copy)) continue;
+      if (!is_getattr_global(copy) || wanted.count(copy) == 0) continue;
       const Node* parent = copy->obj()->args->items[0];
       const Node* attr = copy->obj()->args->items[1];
       std::string module(parent->payload());

@@ -47,7 +47,16 @@ const Node* buffers_as_bytes(const Node* value, Graph& scratch);
 // state, no items) is the global M.Q.n: the one object in Python, and the
 // form CPython's pickler writes a nested name in below protocol 4, so a
 // reader cannot tell them apart. `value` itself when it has none.
-const Node* getattr_as_globals(const Node* value, Graph& scratch);
+// Where: Everywhere for comparing values; ClassPositions for a value the
+// reference writes again. There only the class a copyreg.__newobj__ or
+// __newobj_ex__ call names (and the getattr chain inside it) becomes a
+// global: NEWOBJ needs one, and elsewhere the call writes the same bytes,
+// while globals are memoized by name: two distinct getattr objects (a bound
+// method reduces to one; each access makes a new method) made one global
+// would be written once and then fetched from the memo.
+enum class GetattrScope { Everywhere, ClassPositions };
+const Node* getattr_as_globals(const Node* value, Graph& scratch,
+                               GetattrScope scope = GetattrScope::Everywhere);
 
 // A copy of `value` with the distinctions named in `lost` erased
 // (docs/testee-protocol.md, "Fidelity"): "tuple" makes tuples lists,

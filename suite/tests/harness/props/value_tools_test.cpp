@@ -39,5 +39,41 @@ TEST(Values, SharingRules) {
   EXPECT_FALSE(equal_under(x, y, SharingRule::ImmutablesFree));
 }
 
+// Below protocol 4 a nested class and a bound method are both written as
+// getattr(<global>, '<name>'). Compared, every such call is the global it
+// names; written again, only a class NEWOBJ names becomes one (globals are
+// memoized by name, so two distinct calls made globals would be one).
+TEST(Values, GetattrCallsAsGlobals) {
+  Graph g;
+  Node* value = from_json(R"({"list": [
+      {"object": {"callable": {"id": 1, "global": ["builtins", "getattr"]},
+                  "args": {"tuple": [{"id": 2, "global": ["m", "Outer"]}, "method"]}}},
+      {"object": {"callable": {"ref": 1}, "args": {"tuple": [{"ref": 2}, "method"]}}},
+      {"object": {"callable": {"global": ["copyreg", "__newobj__"]},
+                  "args": {"tuple": [
+                      {"object": {"callable": {"ref": 1},
+                                  "args": {"tuple": [
+                                      {"object": {"callable": {"ref": 1},
+                                                  "args": {"tuple": [{"ref": 2}, "Mid"]}}},
+                                      "Inner"]}}}]}}}]})",
+                          g);
+  Graph everywhere;
+  const Node* all = getattr_as_globals(value, everywhere);
+  EXPECT_EQ(to_json(all->items[0]), R"({"global":["m","Outer.method"]})");
+  EXPECT_EQ(to_json(all->items[1]), R"({"global":["m","Outer.method"]})");
+  EXPECT_EQ(to_json(all->items[2]->obj()->args->items[0]), R"({"global":["m","Outer.Mid.Inner"]})");
+  Graph classes;
+  const Node* some = getattr_as_globals(value, classes, GetattrScope::ClassPositions);
+  EXPECT_EQ(some->items[0]->kind, Kind::Object);
+  EXPECT_EQ(some->items[1]->kind, Kind::Object);
+  EXPECT_NE(some->items[0], some->items[1]);
+  EXPECT_EQ(to_json(some->items[2]->obj()->args->items[0]),
+            R"({"global":["m","Outer.Mid.Inner"]})");
+  // Nothing to change: the value itself.
+  Graph none;
+  Node* plain = from_json(R"({"list": [1, "getattr"]})", g);
+  EXPECT_EQ(getattr_as_globals(plain, none, GetattrScope::ClassPositions), plain);
+}
+
 }  // namespace
 }  // namespace serialcheck
