@@ -16,6 +16,11 @@ FixtureResolver& resolver_slot() {
   return r;
 }
 
+FixtureChecker& checker_slot() {
+  static FixtureChecker c;
+  return c;
+}
+
 }  // namespace
 
 const std::vector<FixtureKind>& fixture_kinds() {
@@ -117,6 +122,20 @@ std::optional<GeneratedValue> resolve_fixtures(const GeneratedValue& value, int 
   }
   if (!r) return std::nullopt;
   return r(value, protocol);
+}
+
+void set_fixture_checker(FixtureChecker checker) {
+  std::lock_guard<std::mutex> lock(resolver_mutex());
+  checker_slot() = std::move(checker);
+}
+
+bool rebuilds_to_itself(const Node* value, int protocol) {
+  FixtureChecker c;
+  {
+    std::lock_guard<std::mutex> lock(resolver_mutex());
+    c = checker_slot();
+  }
+  return !c || c(value, protocol);
 }
 
 }  // namespace serialcheck::gen

@@ -53,4 +53,14 @@ bool have_fixture_resolver();
 // nullopt when no resolver is installed or it fails.
 std::optional<GeneratedValue> resolve_fixtures(const GeneratedValue& value, int protocol);
 
+// Whether `value`, a description of real Python objects (a resolved value,
+// or one edited from it), is what the objects built from it reduce to again
+// at `protocol`. The Python subjects build their objects from the value, so
+// a value that fails this no longer stands for objects any of them holds: a
+// shrinker's edit that drops an argument a class's __getnewargs_ex__ gives
+// back, say. Installed with the resolver; without one, every value passes.
+using FixtureChecker = std::function<bool(const Node* value, int protocol)>;
+void set_fixture_checker(FixtureChecker checker);
+bool rebuilds_to_itself(const Node* value, int protocol);
+
 }  // namespace serialcheck::gen

@@ -50,6 +50,7 @@ nlohmann::json case_to_json(const TestCase& c) {
   j["value"] = nlohmann::json::parse(to_json(c.value));
   j["protocol"] = c.protocol;
   j["options"] = {{"out_of_band", c.out_of_band}, {"max_protocol", c.max_protocol}};
+  if (c.python_objects) j["options"]["python_objects"] = true;
   return j;
 }
 
@@ -67,6 +68,11 @@ TestCase case_from_json(const nlohmann::json& j) {
       c.out_of_band = o.at("out_of_band").get<bool>();
     }
     c.max_protocol = int_field(o, "max_protocol", 5);
+    if (o.contains("python_objects")) {
+      if (!o.at("python_objects").is_boolean())
+        throw std::runtime_error("\"python_objects\" is not a boolean");
+      c.python_objects = o.at("python_objects").get<bool>();
+    }
   }
   if (c.protocol < 0 || c.protocol > 5) throw std::runtime_error("\"protocol\" is not 0..5");
   return c;

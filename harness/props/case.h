@@ -23,6 +23,10 @@ struct TestCase {
   int protocol = 5;
   bool out_of_band = false;  // send pickle buffers out of band (protocol 5)
   int max_protocol = 5;      // the loader's limit (protocol.mismatch)
+  // The value describes real Python objects (fixture requests resolved,
+  // harness/gen/fixtures.h): an edit of it must still be what the objects
+  // built from it reduce to (gen::rebuilds_to_itself).
+  bool python_objects = false;
 };
 
 // RapidCheck prints counterexamples with this (found by argument lookup).

@@ -184,6 +184,7 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
       // or reduce them, the case is drawn again without fixture objects.
       if (auto resolved = gen::resolve_fixtures(v, c.protocol)) {
         v = std::move(*resolved);
+        c.python_objects = true;
       } else {
         config.allow_fixtures = false;
         config.allow_persid = plan.python_safe ? gen::python_safe_config().allow_persid

@@ -6,6 +6,7 @@
 #include "harness/gen/fixtures.h"
 #include "harness/python/bridge.h"
 #include "harness/subjects/subject.h"
+#include "reference/value/equal.h"
 
 namespace serialcheck::python {
 namespace {
@@ -52,17 +53,53 @@ void unshare_unmemoized(Node* root, Graph& graph) {
   }
 }
 
+// `object` described as the pickler sees it at `protocol`, as the
+// generator's cases hold it.
+Node* describe(PyObject* object, Graph& graph, int protocol) {
+  BridgeOptions options;
+  options.protocol = protocol;
+  Node* described = from_python(object, graph, options);
+  if (described->kind == Kind::Tuple && described->items.empty()) return described;
+  unshare_unmemoized(described, graph);
+  return described;
+}
+
+// The Python subjects build their objects from the description, not from
+// the requests. Where those objects reduce to something else, the
+// description cannot stand for them: a str shared between a generated value
+// and a name a class's own code interns (a __getnewargs_ex__ keyword, say)
+// is one object in the real value and two in the rebuilt one, so the C
+// pickler memoizes it once in one and writes it twice in the other. The
+// comparison holds sharing to account, strs and tuples included, and takes
+// sets in any order: a rebuilt set may iterate in another order, which the
+// bytes properties allow for (a subject's set order is its own).
+bool describes_its_rebuilt_objects(const Node* value, int protocol) {
+  PyRef rebuilt = to_python(value);
+  Graph again;
+  return equal(describe(rebuilt.get(), again, protocol), value);
+}
+
 }  // namespace
 
 Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol) {
   Gil gil;
   PyRef object = to_python(root);
-  BridgeOptions options;
-  options.protocol = protocol;
-  Node* described = from_python(object.get(), graph, options);
-  if (described->kind == Kind::Tuple && described->items.empty()) return described;
-  unshare_unmemoized(described, graph);
+  Node* described = describe(object.get(), graph, protocol);
+  if (!describes_its_rebuilt_objects(described, protocol)) {
+    throw SubjectError("BridgeError",
+                       "the objects built from the description of the fixture objects reduce "
+                       "to another value (sharing or order differs)");
+  }
   return described;
+}
+
+bool rebuilds_to_itself(const Node* value, int protocol) {
+  Gil gil;
+  try {
+    return describes_its_rebuilt_objects(value, protocol);
+  } catch (const SubjectError&) {
+    return false;
+  }
 }
 
 void install_fixture_resolver() {
@@ -80,6 +117,8 @@ void install_fixture_resolver() {
           out.graph->root = out.root;
           return out;
         });
+    gen::set_fixture_checker(
+        [](const Node* value, int protocol) { return rebuilds_to_itself(value, protocol); });
   });
 }
 

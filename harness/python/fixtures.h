@@ -12,10 +12,18 @@ namespace serialcheck::python {
 // serialcheck_fixtures.make returns) and describes it in `graph` as the
 // pickler sees it at `protocol`. Empty tuples and persistent ids come back
 // unshared, as the generator makes them (pickle memoizes neither). Takes the
-// GIL; throws SubjectError when Python cannot build or reduce an object.
+// GIL; throws SubjectError when Python cannot build or reduce an object, or
+// when the objects built again from the description reduce to another value
+// (its sharing or its order cannot be rebuilt from it).
 Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol);
 
-// Installs the resolver above as the generator's (once per process).
+// Whether the objects built from `value` (a description of Python objects,
+// as resolve_fixture_requests gives) are described at `protocol` as `value`
+// again; false when Python cannot build or reduce them. Takes the GIL.
+bool rebuilds_to_itself(const Node* value, int protocol);
+
+// Installs the resolver above, and rebuilds_to_itself as its checker, as the
+// generator's (once per process).
 void install_fixture_resolver();
 
 }  // namespace serialcheck::python
