@@ -33,10 +33,13 @@ namespace {
 //    qualname is a new str each time;
 //  - C functions: the module name is the module's own __name__ object, which
 //    for a C module is not the interned str (so builtins.len and builtins.dict
-//    write 'builtins' twice), and the name is a new str each time.
+//    write 'builtins' twice), and the name is a new str each time;
+//  - C heap types (made from a type spec, as operator.itemgetter is): each
+//    type holds its own module name and qualname, neither interned, so two
+//    such types of one module write the module name twice.
 // The model holds names only, so C origins come from this table of common
 // cases (CPython 3.11); everything else is taken to be defined in Python.
-enum class Origin { kPython, kCType, kCFunction };
+enum class Origin { kPython, kCType, kCFunction, kHeapCType };
 
 // The functions of builtins (CPython 3.11); its other names are C types or
 // singletons (Ellipsis...), which behave alike here.
@@ -53,7 +56,11 @@ constexpr CType kCTypes[] = {
     {"datetime", "date"},           {"datetime", "datetime"}, {"datetime", "time"},
     {"datetime", "timedelta"},      {"datetime", "tzinfo"},   {"datetime", "timezone"},
     {"collections", "OrderedDict"}, {"collections", "deque"}, {"collections", "defaultdict"},
-    {"decimal", "Decimal"},         {"decimal", "Context"},   {"array", "array"},
+    {"decimal", "Decimal"},         {"decimal", "Context"},
+};
+constexpr CType kHeapCTypes[] = {
+    {"operator", "itemgetter"}, {"operator", "attrgetter"}, {"operator", "methodcaller"},
+    {"functools", "partial"},   {"array", "array"},
 };
 
 Origin origin_of(std::string_view module, std::string_view qualname) {
@@ -71,6 +78,9 @@ Origin origin_of(std::string_view module, std::string_view qualname) {
   }
   for (const CType& t : kCTypes) {
     if (t.module == module && t.qualname == qualname) return Origin::kCType;
+  }
+  for (const CType& t : kHeapCTypes) {
+    if (t.module == module && t.qualname == qualname) return Origin::kHeapCType;
   }
   return Origin::kPython;
 }
@@ -131,6 +141,10 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
         break;
       case Origin::kCFunction:
         save_module_name_object(module);
+        save_synthetic_str(qualname);
+        break;
+      case Origin::kHeapCType:
+        save_synthetic_str(module);
         save_synthetic_str(qualname);
         break;
     }
