@@ -1339,11 +1339,18 @@ constexpr std::size_t kFastBytesCost = kNodeCost + 1 + sizeof(Node*);
                 affordable});
   if (most == 0) return {p, sp};
   const std::uint8_t* const last = p + 5 * most;
+  // Each argument is read before the node it goes into is made: a read of
+  // the input (bytes, which may alias anything) between make_while's reset
+  // of a node and the store of its value kept the compiler from dropping the
+  // reset's store of 0 and from merging the reset's one-byte stores.
+  std::int64_t value = static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1));
   graph_.make_while(Kind::Int, [&](Node* n) {
-    n->small = static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1));
+    n->small = value;
     *sp++ = n;
     p += 5;
-    return p != last && *p == static_cast<std::uint8_t>(Op::BININT);
+    if (p == last || *p != static_cast<std::uint8_t>(Op::BININT)) return false;
+    value = static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1));
+    return true;
   });
   return {p, sp};
 }
