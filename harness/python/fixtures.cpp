@@ -88,7 +88,7 @@ Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol) {
   if (!describes_its_rebuilt_objects(described, protocol)) {
     throw SubjectError("BridgeError",
                        "the objects built from the description of the fixture objects reduce "
-                       "to another value (sharing or order differs)");
+                       "to another value (their sharing differs)");
   }
   return described;
 }

@@ -14,7 +14,7 @@ namespace serialcheck::python {
 // unshared, as the generator makes them (pickle memoizes neither). Takes the
 // GIL; throws SubjectError when Python cannot build or reduce an object, or
 // when the objects built again from the description reduce to another value
-// (its sharing or its order cannot be rebuilt from it).
+// (its sharing cannot be rebuilt from it; set order is not compared).
 Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol);
 
 // Whether the objects built from `value` (a description of Python objects,

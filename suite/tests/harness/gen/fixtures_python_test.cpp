@@ -398,6 +398,17 @@ TEST_F(PythonFixtures, ADescriptionWhoseRebuiltObjectsReduceOtherwiseIsRefused) 
   v.graph = std::make_shared<Graph>();
   v.root = partial;
   EXPECT_FALSE(gen::resolve_fixtures(v, 5).has_value());
+  // The check the worker's shrinking applies to each edit: a resolved
+  // NewArgsEx passes it; with its arguments dropped (what CPython, calling
+  // __getnewargs_ex__, would never write) it does not.
+  Graph out;
+  Node* resolved = python::resolve_fixture_requests(inner, out, 5);
+  EXPECT_TRUE(gen::rebuilds_to_itself(resolved, 5)) << to_json(resolved);
+  ASSERT_EQ(resolved->kind, Kind::Object);
+  ASSERT_EQ(resolved->obj()->args->items.size(), 3u);
+  resolved->obj()->args->items[1] = out.tuple();
+  resolved->obj()->args->items[2] = out.dict();
+  EXPECT_FALSE(gen::rebuilds_to_itself(resolved, 5)) << to_json(resolved);
 }
 
 // What the gate's cases hold for Python subjects: requests resolved, never
