@@ -7,8 +7,6 @@
 //
 // Fails with PickleError (Unpicklable) for a name pickle cannot write: empty,
 // local ('<locals>'), not ASCII at protocols other than 3, or with a newline.
-#include <absl/container/flat_hash_map.h>
-
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -95,9 +93,9 @@ void Encoder::save_global(std::string_view module, std::string_view qualname) {
 // save_global (and save_type) for the object module.qualname, after
 // save()'s frame boundary.
 void Encoder::emit_global(std::string_view module, std::string_view qualname) {
-  auto key = std::make_pair(module, qualname);
-  if (auto it = global_memo_.find(key); it != global_memo_.end()) {
-    memo_get(it->second);
+  const GlobalName key{module, qualname};
+  if (MemoId id = global_memo_.find(key); id != kNoMemo) {
+    memo_get(id);
     return;
   }
   if (module.empty() || qualname.empty()) fail("a global needs a module and a name");
@@ -126,7 +124,7 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
     }
     fresh_tuple_end(1);
     put(op(Op::REDUCE));
-    global_memo_.emplace(key, memo_put_op());
+    global_memo_.add(key, memo_put_op());
     return;
   }
   if (proto_ >= 4) {
@@ -149,13 +147,13 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
         break;
     }
     put(op(Op::STACK_GLOBAL));
-    global_memo_.emplace(key, memo_put_op());
+    global_memo_.add(key, memo_put_op());
     return;
   }
   std::size_t dot = qualname.rfind('.');
   if (dot == std::string_view::npos) {
     global_text(module, qualname);
-    global_memo_.emplace(key, memo_put_op());
+    global_memo_.add(key, memo_put_op());
     return;
   }
   // A nested name below protocol 4 is getattr(<parent>, '<last part>'),
@@ -171,8 +169,8 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
     boundary();  // the argument tuple
     if (proto_ < 2) put(op(Op::MARK));
     std::string_view parent = current.substr(0, current.rfind('.'));
-    auto it = global_memo_.find(std::make_pair(module, parent));
-    if (it != global_memo_.end() || parent.find('.') == std::string_view::npos) {
+    if (global_memo_.find(GlobalName{module, parent}) != kNoMemo ||
+        parent.find('.') == std::string_view::npos) {
       save_global(module, parent);
       break;
     }
@@ -185,7 +183,7 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
     fresh_tuple_end(2);
     put(op(Op::REDUCE));
     --depth_;
-    global_memo_.emplace(std::make_pair(module, name), memo_put_op());
+    global_memo_.add(GlobalName{module, name}, memo_put_op());
   }
 }
 
@@ -242,12 +240,12 @@ void Encoder::save_synthetic_str(std::string_view utf8) {
 // object, written once and fetched from the memo after.
 void Encoder::save_str_memoized_in(StrMemo& memo, std::string_view s) {
   boundary();
-  if (auto it = memo.find(s); it != memo.end()) {
-    memo_get(it->second);
+  if (MemoId id = memo.find(s); id != kNoMemo) {
+    memo_get(id);
     return;
   }
   save_str_data(s);
-  memo.emplace(s, memo_put_op());
+  memo.add(s, memo_put_op());
 }
 
 // save() of an interned str: module names and qualnames, 'latin1'.
@@ -259,15 +257,14 @@ void Encoder::save_interned(std::string_view s) {
 // text are written from (Node::flag): one memo entry with those names, as
 // CPython's memo by identity makes it. `slot` is the node's memo slot.
 void Encoder::save_interned_value(std::string_view s, MemoId* slot) {
-  auto it = interned_memo_.find(s);
-  if (it != interned_memo_.end()) {
-    *slot = it->second;
-    memo_get(it->second);
+  if (MemoId id = interned_memo_.find(s); id != kNoMemo) {
+    *slot = id;
+    memo_get(id);
     return;
   }
   save_str_data(s, true);
   *slot = memo_put_op();
-  interned_memo_.emplace(s, *slot);
+  interned_memo_.add(s, *slot);
 }
 
 // save() of the __name__ object of a C module (see origin_of).
