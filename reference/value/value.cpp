@@ -44,8 +44,9 @@ struct ChunkCache {
   static constexpr std::size_t kKeep = 8;
   std::unique_ptr<Chunk> slots[kKeep];
   std::size_t count = 0;
-  // An empty chunk list with room, for the next graph's first chunk (a
-  // graph's list would otherwise be allocated and freed every time).
+  // A chunk list with room, for the next graph's first chunk (a graph's
+  // list would otherwise be allocated and freed every time), holding the
+  // empty chunks of the graph that left it (at most kKeep).
   std::vector<std::unique_ptr<Chunk>> spare_list;
   ~ChunkCache();
 };
@@ -68,24 +69,34 @@ struct Graph::ChunkCacheAccess {
 };
 
 void Graph::add_chunk() {
-  ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
-  if (cache != nullptr && chunks_.capacity() == 0) chunks_.swap(cache->spare_list);
-  if (cache != nullptr && cache->count > 0) {
-    chunks_.push_back(std::move(cache->slots[--cache->count]));
-  } else {
-    auto chunk = std::unique_ptr<Chunk>(new Chunk);
-    for (std::size_t i = 0; i < kChunkNodes; ++i) {
-      new (chunk->storage + i * sizeof(Node)) Node(Kind::None);  // at rest
+  if (chunks_used_ == chunks_.size()) {
+    ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
+    // A graph's first chunk: the list a graph left, with its chunks.
+    if (cache != nullptr && chunks_.capacity() == 0) chunks_.swap(cache->spare_list);
+    if (chunks_used_ == chunks_.size()) {
+      if (cache != nullptr && cache->count > 0) {
+        chunks_.push_back(std::move(cache->slots[--cache->count]));
+      } else {
+        auto chunk = std::unique_ptr<Chunk>(new Chunk);
+        for (std::size_t i = 0; i < kChunkNodes; ++i) {
+          new (chunk->storage + i * sizeof(Node)) Node(Kind::None);  // at rest
+        }
+        chunks_.push_back(std::move(chunk));
+      }
     }
-    chunks_.push_back(std::move(chunk));
   }
-  next_ = &chunks_.back()->at(0);
+  next_ = &chunks_[chunks_used_++]->at(0);
   chunk_end_ = next_ + kChunkNodes;
 }
 
 void Graph::recycle_chunks() noexcept {
   ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
   if (cache == nullptr) return;
+  if (cache->spare_list.capacity() == 0 && chunks_.size() <= ChunkCache<Chunk>::kKeep &&
+      chunks_.capacity() <= 64) {
+    chunks_.swap(cache->spare_list);  // chunks and all, for the next graph's first add_chunk()
+    return;
+  }
   while (!chunks_.empty() && cache->count < ChunkCache<Chunk>::kKeep) {
     cache->slots[cache->count++] = std::move(chunks_.back());
     chunks_.pop_back();
@@ -126,7 +137,8 @@ void Graph::destroy() noexcept {
     }
   }
   size_ = 0;
-  next_ = chunk_end_ = nullptr;  // make() takes a chunk again
+  chunks_used_ = 0;
+  next_ = chunk_end_ = nullptr;  // make() takes the first chunk again
   heap_mark_ = heap_parts::count();
 }
 

@@ -315,6 +315,7 @@ class Graph {
   Graph(Graph&& other) noexcept
       : root(other.root),
         chunks_(std::move(other.chunks_)),
+        chunks_used_(std::exchange(other.chunks_used_, 0)),
         size_(other.size_),
         next_(std::exchange(other.next_, nullptr)),
         chunk_end_(std::exchange(other.chunk_end_, nullptr)),
@@ -329,6 +330,7 @@ class Graph {
       destroy();
       root = other.root;
       chunks_ = std::move(other.chunks_);
+      chunks_used_ = std::exchange(other.chunks_used_, 0);
       size_ = other.size_;
       next_ = std::exchange(other.next_, nullptr);
       chunk_end_ = std::exchange(other.chunk_end_, nullptr);
@@ -503,7 +505,8 @@ class Graph {
   Node* with_payload(Node* n, std::string bytes);
   // Hands the (now empty) chunks to this thread's small cache, which
   // add_chunk() takes from: a decode of a small pickle would otherwise
-  // allocate and free a 5 KiB chunk every time.
+  // allocate and free a 5 KiB chunk every time. A few chunks go back in
+  // their list, whole, which the next graph takes in one swap.
   void recycle_chunks() noexcept;
   struct ChunkCacheAccess;
   // Destroys the nodes that own memory of their own (Node::at_rest); the
@@ -582,7 +585,10 @@ class Graph {
     char* end_ = nullptr;
   };
 
+  // The chunks held: the first chunks_used_ hold the nodes made, in order;
+  // any after them are empty, taken by add_chunk() before the cache.
   std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::size_t chunks_used_ = 0;
   std::size_t size_ = 0;
   Node* next_ = nullptr;       // the last chunk's next free slot
   Node* chunk_end_ = nullptr;  // the end of the last chunk's slots

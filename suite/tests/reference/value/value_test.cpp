@@ -776,6 +776,41 @@ TEST(GraphMemory, ReusedChunksStartClean) {
   }
 }
 
+// A graph of at most a few chunks hands its list of chunks on whole, and the
+// next graph on the thread takes it at its first node: node(i) is the i-th
+// node made across the chunks taken so, the chunks taken from the cache or
+// made new after them, and the chunks a graph holds when another is moved
+// into it; every node made starts clean.
+TEST(GraphMemory, ChunkListsHandedOnWholeKeepNodeOrder) {
+  for (const int first : {1, 80, 250, 400}) {  // 1, 3, 8 and 13 chunks
+    {
+      Graph dirty;
+      for (int i = 0; i < first; ++i) dirty.integer(-i - 1)->flag = true;
+    }
+    Graph g;
+    std::vector<Node*> made;
+    for (int i = 0; i < 300; ++i) made.push_back(g.integer(i));
+    ASSERT_EQ(g.size(), 300u);
+    for (std::size_t i = 0; i < made.size(); ++i) {
+      ASSERT_EQ(&g.node(i), made[i]) << "first " << first << ", node " << i;
+      EXPECT_EQ(made[i]->small, static_cast<std::int64_t>(i));
+      EXPECT_FALSE(made[i]->flag);
+    }
+    Graph other;
+    Node* kept = other.str_copy("kept");
+    g = std::move(other);
+    ASSERT_EQ(g.size(), 1u);
+    EXPECT_EQ(&g.node(0), kept);
+    for (int i = 0; i < 40; ++i) {
+      Node* n = g.none();
+      EXPECT_EQ(&g.node(static_cast<std::size_t>(i) + 1), n);
+      EXPECT_EQ(n->kind, Kind::None);
+      EXPECT_FALSE(n->flag);
+    }
+    EXPECT_EQ(g.node(0).payload(), "kept");
+  }
+}
+
 // make_while() makes nodes while its fill function asks for another, a
 // chunk at a time: the same nodes, in the same order, as make() one by one,
 // each as a new node of its kind would be, across chunk boundaries (runs of
