@@ -188,10 +188,22 @@ Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last)
 }
 Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* last) {
   for (; p != last; p += 2) {
-    if (p[0] == nullptr || p[1] == nullptr) break;
-    char* next = put_atom(c, p[0]);
+    const Node* key = p[0];
+    const Node* value = p[1];
+    if (key == nullptr || value == nullptr) break;
+    // The commonest pair (dict.fromkeys(range(n)), pyperformance's
+    // MICRO_DICT): a one-byte int and None, BININT1 and NONE in one store.
+    if (key->kind == Kind::Int && value->kind == Kind::None && !key->big &&
+        static_cast<std::uint64_t>(key->small) < 0x100) {
+      store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
+                        static_cast<std::uint64_t>(key->small) << 8 |
+                        std::uint64_t{static_cast<std::uint8_t>(op(Op::NONE))} << 16);
+      c += 3;
+      continue;
+    }
+    char* next = put_atom(c, key);
     if (next == nullptr) break;
-    next = put_atom(next, p[1]);
+    next = put_atom(next, value);
     if (next == nullptr) break;  // the key's bytes are past cur_: not written
     c = next;
   }
