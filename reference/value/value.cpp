@@ -33,49 +33,52 @@ std::string_view kind_name(Kind kind) {
   return "?";
 }
 
-namespace {
-
-// Empty node chunks kept by a thread for its next graphs. The cache object
-// is destroyed at thread exit (freeing what it holds); a graph destroyed
-// after that on the same thread (a static one) frees its chunks itself,
-// which the trivially destructible flag tells it.
-template <class Chunk>
-struct ChunkCache {
-  static constexpr std::size_t kKeep = 8;
-  std::unique_ptr<Chunk> slots[kKeep];
-  std::size_t count = 0;
-  // A chunk list with room, for the next graph's first chunk (a graph's
-  // list would otherwise be allocated and freed every time), holding the
-  // empty chunks of the graph that left it (at most kKeep).
+// What a thread keeps for its next graphs: empty node chunks (a decode of a
+// small pickle would otherwise allocate and free a 2 KiB chunk every time),
+// a chunk list with room, holding the empty chunks of the graph that left
+// it, and standard arena blocks (at most kKeepBlocks, 128 KiB in all). One
+// object, so that a graph's first node reaches all three with one lookup.
+// It is destroyed at thread exit (freeing what it holds); a graph destroyed
+// after that on the same thread (a static one) frees its memory itself,
+// which the flag tells it.
+struct Graph::ThreadCache {
+  static constexpr std::size_t kKeepChunks = 8;
+  std::unique_ptr<Chunk> chunks[kKeepChunks];
+  std::size_t chunk_count = 0;
   std::vector<std::unique_ptr<Chunk>> spare_list;
-  ~ChunkCache();
+  static constexpr std::size_t kKeepBlocks = 8;
+  void* blocks[kKeepBlocks] = {};
+  std::size_t block_count = 0;
+  ~ThreadCache();
 };
 
-thread_local bool chunk_cache_gone = false;
-
-template <class Chunk>
-ChunkCache<Chunk>::~ChunkCache() {
-  chunk_cache_gone = true;
-}
-
+namespace {
+thread_local bool thread_cache_gone = false;
 }  // namespace
 
-struct Graph::ChunkCacheAccess {
-  static ChunkCache<Chunk>* get() {
-    if (chunk_cache_gone) return nullptr;
-    thread_local ChunkCache<Chunk> cache;
-    return &cache;
-  }
-};
+Graph::ThreadCache::~ThreadCache() {
+  for (std::size_t i = 0; i < block_count; ++i) ::operator delete(blocks[i]);
+  thread_cache_gone = true;
+}
+
+Graph::ThreadCache* Graph::thread_cache() noexcept {
+  if (thread_cache_gone) return nullptr;
+  thread_local ThreadCache cache;
+  return &cache;
+}
 
 void Graph::add_chunk() {
   if (chunks_used_ == chunks_.size()) {
-    ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
-    // A graph's first chunk: the list a graph left, with its chunks.
-    if (cache != nullptr && chunks_.capacity() == 0) chunks_.swap(cache->spare_list);
+    ThreadCache* cache = thread_cache();
+    // A graph's first chunk: the list a graph left, with its chunks, and a
+    // block for the arena.
+    if (cache != nullptr && chunks_.capacity() == 0) {
+      chunks_.swap(cache->spare_list);
+      arena_.adopt_cached_block(cache);
+    }
     if (chunks_used_ == chunks_.size()) {
-      if (cache != nullptr && cache->count > 0) {
-        chunks_.push_back(std::move(cache->slots[--cache->count]));
+      if (cache != nullptr && cache->chunk_count > 0) {
+        chunks_.push_back(std::move(cache->chunks[--cache->chunk_count]));
       } else {
         auto chunk = std::unique_ptr<Chunk>(new Chunk);
         for (std::size_t i = 0; i < kChunkNodes; ++i) {
@@ -90,15 +93,16 @@ void Graph::add_chunk() {
 }
 
 void Graph::recycle_chunks() noexcept {
-  ChunkCache<Chunk>* cache = ChunkCacheAccess::get();
+  ThreadCache* cache = thread_cache();
   if (cache == nullptr) return;
-  if (cache->spare_list.capacity() == 0 && chunks_.size() <= ChunkCache<Chunk>::kKeep &&
+  arena_.release(cache);
+  if (cache->spare_list.capacity() == 0 && chunks_.size() <= ThreadCache::kKeepChunks &&
       chunks_.capacity() <= 64) {
     chunks_.swap(cache->spare_list);  // chunks and all, for the next graph's first add_chunk()
     return;
   }
-  while (!chunks_.empty() && cache->count < ChunkCache<Chunk>::kKeep) {
-    cache->slots[cache->count++] = std::move(chunks_.back());
+  while (!chunks_.empty() && cache->chunk_count < ThreadCache::kKeepChunks) {
+    cache->chunks[cache->chunk_count++] = std::move(chunks_.back());
     chunks_.pop_back();
   }
   if (chunks_.empty() && chunks_.capacity() <= 64 && cache->spare_list.capacity() == 0) {
@@ -165,37 +169,11 @@ Node* Graph::integer_le(std::string_view twos_le) {
   return n;
 }
 
-namespace {
-
-// Standard arena blocks kept by a thread for its next graphs (as the chunk
-// cache keeps node chunks): at most kKeep, 128 KiB in all.
-struct BlockCache {
-  static constexpr std::size_t kKeep = 8;
-  void* slots[kKeep] = {};
-  std::size_t count = 0;
-  ~BlockCache() {
-    for (std::size_t i = 0; i < count; ++i) ::operator delete(slots[i]);
-    block_cache_gone = true;
-  }
-  static thread_local bool block_cache_gone;
-};
-thread_local bool BlockCache::block_cache_gone = false;
-
-}  // namespace
-
-struct Graph::Arena::BlockCacheAccess {
-  static BlockCache* get() {
-    if (BlockCache::block_cache_gone) return nullptr;
-    thread_local BlockCache cache;
-    return &cache;
-  }
-};
-
 char* Graph::Arena::add_block(std::size_t bytes) {
   void* memory = nullptr;
   if (bytes == kArenaBlock) {
-    BlockCache* cache = BlockCacheAccess::get();
-    if (cache != nullptr && cache->count > 0) memory = cache->slots[--cache->count];
+    ThreadCache* cache = thread_cache();
+    if (cache != nullptr && cache->block_count > 0) memory = cache->blocks[--cache->block_count];
   }
   if (memory == nullptr) memory = ::operator new(sizeof(Block) + bytes);
   auto* block = static_cast<Block*>(memory);
@@ -205,13 +183,27 @@ char* Graph::Arena::add_block(std::size_t bytes) {
   return reinterpret_cast<char*>(block + 1);
 }
 
+void Graph::Arena::adopt_cached_block(ThreadCache* cache) noexcept {
+  if (head_ != nullptr || cache->block_count == 0) return;
+  auto* block = static_cast<Block*>(cache->blocks[--cache->block_count]);
+  block->next = nullptr;
+  block->size = kArenaBlock;
+  head_ = block;
+  next_ = reinterpret_cast<char*>(block + 1);
+  end_ = next_ + kArenaBlock;
+}
+
 void Graph::Arena::release() noexcept {
-  BlockCache* cache = head_ != nullptr ? BlockCacheAccess::get() : nullptr;
+  if (head_ != nullptr) release(thread_cache());
+}
+
+void Graph::Arena::release(ThreadCache* cache) noexcept {
   while (head_ != nullptr) {
     Block* block = head_;
     head_ = block->next;
-    if (block->size == kArenaBlock && cache != nullptr && cache->count < BlockCache::kKeep) {
-      cache->slots[cache->count++] = block;
+    if (block->size == kArenaBlock && cache != nullptr &&
+        cache->block_count < ThreadCache::kKeepBlocks) {
+      cache->blocks[cache->block_count++] = block;
     } else {
       ::operator delete(block);
     }

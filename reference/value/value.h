@@ -503,12 +503,17 @@ class Graph {
   // (no allocation of its own), moved into the node beyond.
   static constexpr std::size_t kArenaPayloadMax = 1024;
   Node* with_payload(Node* n, std::string bytes);
-  // Hands the (now empty) chunks to this thread's small cache, which
-  // add_chunk() takes from: a decode of a small pickle would otherwise
-  // allocate and free a 5 KiB chunk every time. A few chunks go back in
-  // their list, whole, which the next graph takes in one swap.
+  // Hands the (now empty) chunks and the arena's blocks to this thread's
+  // cache, which add_chunk() takes from: a decode of a small pickle would
+  // otherwise allocate and free a 2 KiB chunk and a 16 KiB block every
+  // time. A few chunks go back in their list, whole, which the next graph
+  // takes in one swap.
   void recycle_chunks() noexcept;
-  struct ChunkCacheAccess;
+  // The thread's cache of empty chunks and standard arena blocks
+  // (value.cpp), or null once the thread has destroyed it (a graph
+  // destroyed at thread exit frees its memory itself).
+  struct ThreadCache;
+  static ThreadCache* thread_cache() noexcept;
   // Destroys the nodes that own memory of their own (Node::at_rest); the
   // arena's spans and payloads go with the arena.
   void destroy() noexcept;
@@ -540,6 +545,13 @@ class Graph {
       return *this;
     }
     ~Arena() { release(); }
+    // A graph's first chunk takes the arena's first block from the same
+    // cache, in the same call (Graph::add_chunk): the arena then opens
+    // with room and its first span or payload takes no call. Only into an
+    // empty arena, and only a block the cache has.
+    void adopt_cached_block(ThreadCache* cache) noexcept;
+    // Frees the blocks, the standard ones into `cache` while it has room.
+    void release(ThreadCache* cache) noexcept;
     [[gnu::always_inline]] std::string_view copy(std::string_view bytes) {
       const std::size_t n = bytes.size();
       if (n == 0) return {};
@@ -573,7 +585,6 @@ class Graph {
       Block* next;
       std::size_t size;  // bytes after the header
     };
-    struct BlockCacheAccess;
     // A block with room for `bytes` (its payload), linked in; the open
     // block (next_/end_) is left as it is.
     char* add_block(std::size_t bytes);

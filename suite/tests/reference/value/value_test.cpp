@@ -811,6 +811,31 @@ TEST(GraphMemory, ChunkListsHandedOnWholeKeepNodeOrder) {
   }
 }
 
+// A graph's first node takes, with the first chunk, a standard arena block
+// that a graph before it on the thread gave back: its first payloads and
+// item spans then fit memory the graph already holds (bytes_held() does not
+// move), and they read back intact; the block goes back with the chunks for
+// the next graph.
+TEST(GraphMemory, TheFirstChunkBringsAnArenaBlock) {
+  {
+    Graph warm;  // leaves a block in the thread's cache
+    warm.str_copy("warm");
+  }
+  for (int round = 0; round < 3; ++round) {
+    Graph g;
+    Node* list = g.list();
+    const std::size_t held = g.bytes_held();
+    Node* a = g.str_copy("a payload of " + std::to_string(round));
+    Node* b = g.integer(round);
+    Node* items[] = {a, b};
+    g.append_items(list, items, 2);
+    EXPECT_EQ(g.bytes_held(), held) << "round " << round;
+    ASSERT_EQ(list->items.size(), 2u);
+    EXPECT_EQ(list->items[0]->payload(), "a payload of " + std::to_string(round));
+    EXPECT_EQ(list->items[1]->small, round);
+  }
+}
+
 // make_while() makes nodes while its fill function asks for another, a
 // chunk at a time: the same nodes, in the same order, as make() one by one,
 // each as a new node of its kind would be, across chunk boundaries (runs of
