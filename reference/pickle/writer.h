@@ -85,17 +85,33 @@ class PickleWriter {
     cur_ = buf_ + used;
     end_ = buf_ + capacity;
     if (frame_ != nullptr) frame_ = buf_ + frame_at;
+    update_frame_limit();
   }
 
   // Framing starts with protocol 4 (after PROTO) and stops before STOP is
   // committed; a frame is opened lazily by the first write after a commit.
-  void set_framing(bool on) { framing_ = on; }
+  void set_framing(bool on) {
+    framing_ = on;
+    update_frame_limit();
+  }
   [[gnu::always_inline]] void open_frame_if_needed() {
     if (framing_ && frame_ == nullptr) {
       reserve(kFrameHeaderSize);
       frame_ = cur_;
       cur_ += kFrameHeaderSize;
+      update_frame_limit();
     }
+  }
+
+  // Whether `n` bytes may be written at cur_ with no other check: boundary()
+  // would not commit the frame, a frame is open when framing (so
+  // open_frame_if_needed() would do nothing), and reserve(n) would not
+  // grow. One comparison against frame_limit_ stands for the first two,
+  // which the encoder's path for short strs would otherwise make for every
+  // str and memo fetch.
+  [[gnu::always_inline]] bool fast_room(std::size_t n) const {
+    return reinterpret_cast<std::uintptr_t>(cur_) < frame_limit_ &&
+           n <= static_cast<std::size_t>(end_ - cur_);
   }
   [[gnu::always_inline]] void put(char c) { put_word(static_cast<std::uint8_t>(c), 1); }
   // Writes the low `n` (at most 8) bytes of `word`, first byte lowest.
@@ -137,6 +153,7 @@ class PickleWriter {
       cur_ -= kFrameHeaderSize;
     }
     frame_ = nullptr;
+    update_frame_limit();
   }
 
   // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
@@ -156,7 +173,7 @@ class PickleWriter {
     if (data.size() >= kFrameSizeTarget) {
       commit_frame();
       bool framing = framing_;
-      framing_ = false;
+      set_framing(false);
       write(header);
       if (stable) {
         deferred_.push_back(Deferred{len(), data});
@@ -164,7 +181,7 @@ class PickleWriter {
       } else {
         write(data);
       }
-      framing_ = framing;
+      set_framing(framing);
     } else {
       // One reservation for both.
       open_frame_if_needed();
@@ -199,6 +216,19 @@ class PickleWriter {
   char* end_;
   bool framing_ = false;
   char* frame_ = nullptr;  // the open frame's header; nullptr when none
+  // fast_room()'s bound on cur_: where boundary() would commit the open
+  // frame; 0 when framing with no frame open (open_frame_if_needed() has
+  // work to do); no bound when not framing.
+  std::uintptr_t frame_limit_ = UINTPTR_MAX;
+
+  void update_frame_limit() {
+    if (frame_ != nullptr) {
+      frame_limit_ =
+          reinterpret_cast<std::uintptr_t>(frame_) + kFrameHeaderSize + kFrameSizeTarget;
+    } else {
+      frame_limit_ = framing_ ? 0 : UINTPTR_MAX;
+    }
+  }
 
  private:
   // Payloads written by reference: `data` belongs at buffer offset `at`.

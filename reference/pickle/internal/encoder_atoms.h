@@ -75,14 +75,45 @@ inline bool Encoder::fits_binint(const Node* n) const {
   *slot = memo_put_op();
 }
 
+// boundary() then save_str() for the commonest str, with the writer's
+// checks made in one (fast_room): protocol 4 or more, 3 to 255 bytes (no
+// singleton), not interned, and room for all of it in the open frame.
+// Returns false, having written nothing, for any other; save_str() then
+// writes it as before.
+[[gnu::always_inline]] inline bool Encoder::save_short_str(const Node* n) {
+  const std::string_view utf8 = n->payload();
+  const std::size_t size = utf8.size();
+  if (proto_ < 4 || size <= 2 || size > 0xff || n->flag || !fast_room(size + 8)) return false;
+  MemoId* slot = node_memo_->find_or_add(n);
+  if (const MemoId id = *slot; id != kNoMemo) {
+    if (id < 256) {
+      store_word(cur_, static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{id} << 8);
+      cur_ += 2;
+    } else {
+      memo_get_long(id);
+    }
+    return true;
+  }
+  const MemoId id = next_memo_id();
+  char* dst = cur_;
+  store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) | std::uint64_t{size} << 8);
+  copy_bytes(dst + 2, utf8.data(), size);
+  dst[2 + size] = op(Op::MEMOIZE);
+  cur_ += size + 3;
+  *slot = id;
+  return true;
+}
+
 // Writes `n` now and returns true when its save pushes no tasks (atoms,
 // str, bytes, globals); returns false, having written nothing, for the
 // others. One switch on the kind, with the commonest cases written here.
 [[gnu::always_inline]] inline bool Encoder::save_if_inline(const Node* n) {
   if (n == nullptr) dispatch(n);  // fails
   if (n->kind == Kind::Str) {  // the commonest item of all, before the switch's jump
-    boundary();
-    save_str(n);
+    if (!save_short_str(n)) {
+      boundary();
+      save_str(n);
+    }
     return true;
   }
   switch (n->kind) {

@@ -264,6 +264,7 @@ class Encoder : private PickleWriter {
   inline bool fits_binint(const Node* n) const;
   [[gnu::always_inline]] inline void put_binint(std::int32_t v);
   [[gnu::always_inline]] inline void save_str(const Node* n);
+  [[gnu::always_inline]] inline bool save_short_str(const Node* n);
   [[gnu::always_inline]] inline std::size_t atom_room() const;
   [[gnu::always_inline]] static inline bool maybe_atom(const Node* n);
   [[gnu::always_inline]] static inline char* put_atom(char* c, const Node* n);
