@@ -99,7 +99,7 @@ class PickleWriter {
       reserve(kFrameHeaderSize);
       frame_ = cur_;
       cur_ += kFrameHeaderSize;
-      update_frame_limit();
+      frame_limit_ = reinterpret_cast<std::uintptr_t>(frame_) + kFrameHeaderSize + kFrameSizeTarget;
     }
   }
 
@@ -153,7 +153,7 @@ class PickleWriter {
       cur_ -= kFrameHeaderSize;
     }
     frame_ = nullptr;
-    update_frame_limit();
+    frame_limit_ = 0;  // framing, with no frame open
   }
 
   // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
