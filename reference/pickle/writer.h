@@ -99,7 +99,7 @@ class PickleWriter {
       reserve(kFrameHeaderSize);
       frame_ = cur_;
       cur_ += kFrameHeaderSize;
-      frame_limit_ = reinterpret_cast<std::uintptr_t>(frame_) + kFrameHeaderSize + kFrameSizeTarget;
+      frame_limit_ = commit_point(frame_);
     }
   }
 
@@ -159,8 +159,7 @@ class PickleWriter {
   // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
   // A frame is open only while framing.
   [[gnu::always_inline]] void boundary() {
-    if (frame_ != nullptr &&
-        static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize >= kFrameSizeTarget) {
+    if (frame_ != nullptr && reinterpret_cast<std::uintptr_t>(cur_) >= frame_limit_) {
       commit_frame();
     }
   }
@@ -216,15 +215,19 @@ class PickleWriter {
   char* end_;
   bool framing_ = false;
   char* frame_ = nullptr;  // the open frame's header; nullptr when none
-  // fast_room()'s bound on cur_: where boundary() would commit the open
-  // frame; 0 when framing with no frame open (open_frame_if_needed() has
-  // work to do); no bound when not framing.
+  // Where cur_ stands when the frame opened at `frame` is full: boundary()
+  // commits it there (kFrameSizeTarget bytes after its header).
+  static std::uintptr_t commit_point(const char* frame) {
+    return reinterpret_cast<std::uintptr_t>(frame) + kFrameHeaderSize + kFrameSizeTarget;
+  }
+  // The open frame's commit point, which boundary() and fast_room() test;
+  // 0 when framing with no frame open (open_frame_if_needed() has work to
+  // do); no bound when not framing.
   std::uintptr_t frame_limit_ = UINTPTR_MAX;
 
   void update_frame_limit() {
     if (frame_ != nullptr) {
-      frame_limit_ =
-          reinterpret_cast<std::uintptr_t>(frame_) + kFrameHeaderSize + kFrameSizeTarget;
+      frame_limit_ = commit_point(frame_);
     } else {
       frame_limit_ = framing_ ? 0 : UINTPTR_MAX;
     }

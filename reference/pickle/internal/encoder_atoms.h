@@ -38,6 +38,21 @@ inline bool Encoder::fits_binint(const Node* n) const {
   }
 }
 
+// SHORT_BINUNICODE, the length, the text (at most 255 bytes) and MEMOIZE,
+// written at cur_ with no check: the caller has made room for the text and
+// 8 bytes more in the open frame. The new memo id goes into `slot`.
+[[gnu::always_inline]] inline void Encoder::put_short_str_memoized(std::string_view utf8,
+                                                                   MemoId* slot) {
+  const MemoId id = next_memo_id();
+  char* dst = cur_;
+  store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) |
+                      std::uint64_t{utf8.size()} << 8);
+  copy_bytes(dst + 2, utf8.data(), utf8.size());
+  dst[2 + utf8.size()] = op(Op::MEMOIZE);
+  cur_ += utf8.size() + 3;
+  *slot = id;
+}
+
 // save_unicode: one str node, memoized. A one-character latin-1 str is
 // memoized by value (see singleton_slot), any other by identity.
 [[gnu::always_inline]] inline void Encoder::save_str(const Node* n) {
@@ -57,18 +72,10 @@ inline bool Encoder::fits_binint(const Node* n) const {
     return;
   }
   if (proto_ >= 4 && utf8.size() <= 0xff) {
-    // The common case in one reservation: SHORT_BINUNICODE, the length,
-    // the text, MEMOIZE.
-    const MemoId id = next_memo_id();
+    // The common case in one reservation.
     open_frame_if_needed();
     reserve(utf8.size() + 8);
-    char* dst = cur_;
-    store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) |
-                        std::uint64_t{utf8.size()} << 8);
-    copy_bytes(dst + 2, utf8.data(), utf8.size());
-    dst[2 + utf8.size()] = op(Op::MEMOIZE);
-    cur_ += utf8.size() + 3;
-    *slot = id;
+    put_short_str_memoized(utf8, slot);
     return;
   }
   save_str_data(utf8, true);
@@ -94,13 +101,7 @@ inline bool Encoder::fits_binint(const Node* n) const {
     }
     return true;
   }
-  const MemoId id = next_memo_id();
-  char* dst = cur_;
-  store_word(dst, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) | std::uint64_t{size} << 8);
-  copy_bytes(dst + 2, utf8.data(), size);
-  dst[2 + size] = op(Op::MEMOIZE);
-  cur_ += size + 3;
-  *slot = id;
+  put_short_str_memoized(utf8, slot);
   return true;
 }
 
@@ -155,14 +156,13 @@ inline bool Encoder::fits_binint(const Node* n) const {
 
 // How many atoms may be written from here with no check (see above).
 [[gnu::always_inline]] inline std::size_t Encoder::atom_room() const {
-  if (!bin_ || (framing_ && frame_ == nullptr)) return 0;  // the general path opens it
+  // At or past frame_limit_, boundary() would commit the frame, or (framing
+  // with none open) the general path opens one.
+  const auto at = reinterpret_cast<std::uintptr_t>(cur_);
+  if (!bin_ || at >= frame_limit_) return 0;
   std::size_t room = static_cast<std::size_t>(end_ - cur_);
   room = room > 8 ? room - 8 : 0;  // store_word's slack
-  if (frame_ != nullptr) {
-    // boundary() commits when the frame holds kFrameSizeTarget bytes.
-    const std::size_t held = static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize;
-    room = std::min(room, held < kFrameSizeTarget ? kFrameSizeTarget - 1 - held : 0);
-  }
+  room = std::min(room, static_cast<std::size_t>(frame_limit_ - 1 - at));
   return room / kAtomBytes;
 }
 

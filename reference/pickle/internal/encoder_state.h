@@ -265,6 +265,7 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline void put_binint(std::int32_t v);
   [[gnu::always_inline]] inline void save_str(const Node* n);
   [[gnu::always_inline]] inline bool save_short_str(const Node* n);
+  [[gnu::always_inline]] inline void put_short_str_memoized(std::string_view utf8, MemoId* slot);
   [[gnu::always_inline]] inline std::size_t atom_room() const;
   [[gnu::always_inline]] static inline bool maybe_atom(const Node* n);
   [[gnu::always_inline]] static inline char* put_atom(char* c, const Node* n);
