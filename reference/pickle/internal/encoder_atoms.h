@@ -296,4 +296,125 @@ inline std::size_t Encoder::run_of_atoms(PairView, std::size_t i, std::size_t) {
   return i;
 }
 
+// ---- runs of short strs ------------------------------------------------------
+// Dicts keyed by strs, with strs and small ints for values (pyperformance's
+// DICT and DICT_GROUP), spend most of their time in each str's save: the
+// writer's checks, the memo probe and the loop around them, each reading
+// the encoder's fields again after the text's copy. A run takes the
+// entries that are such strs (at most 255 bytes, not interned: a
+// SHORT_BINUNICODE and its MEMOIZE, or a memo get), ints BININT* holds and
+// Nones, and writes them with the writer's state, the memo table's fields
+// and the next memo id held in locals. What it writes is what save() would
+// write item by item; it makes the checks save() makes before every item
+// once per entry, on the entry's largest size, and stops before any entry
+// for which one could fire (frame full, buffer short, memo table to grow,
+// memo ids used up): the general path then writes that entry.
+
+// The most the run may write for `n` (opcode, size, text and MEMOIZE, with
+// store_word's 8 bytes of slack), or 0 when the run does not take it: a
+// long or interned str, an int past BININT, another kind. `singletons`:
+// whether the table of one-character strs is ready (char_memo); until the
+// general path has made it so, a run does not take such strs.
+inline std::size_t Encoder::short_need(const Node* n, bool singletons) {
+  if (n == nullptr) return 0;
+  switch (n->kind) {
+    case Kind::Str: {
+      const std::string_view utf8 = n->payload();
+      if (utf8.size() > 0xff || n->flag) return 0;
+      if (utf8.size() <= 2 && !singletons && latin1_singleton_slot(utf8) >= 0) return 0;
+      return utf8.size() + 8;
+    }
+    case Kind::Int: return !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX ? 8 : 0;
+    case Kind::None: return 8;
+    default: return 0;
+  }
+}
+
+// Writes `n`, which short_need() took, at `c` and returns the new end: a
+// str as save_str() writes it, through the run's view of the memo, taking
+// ids from `next_id`; an atom as put_atom() does.
+template <class MemoRun>
+inline char* Encoder::put_short(char* c, const Node* n, MemoRun& memo, MemoId& next_id) {
+  if (n->kind != Kind::Str) return put_atom(c, n);
+  const std::string_view utf8 = n->payload();
+  const std::size_t size = utf8.size();
+  MemoId* slot;
+  if (size <= 2) [[unlikely]] {
+    const int s = latin1_singleton_slot(utf8);
+    slot = s >= 0 ? &char_memo_[static_cast<std::size_t>(s)] : memo.find_or_add(n);
+  } else {
+    slot = memo.find_or_add(n);
+  }
+  if (const MemoId id = *slot; id != kNoMemo) {
+    if (id < 256) {
+      store_word(c, static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{id} << 8);
+      return c + 2;
+    }
+    store_word(c, static_cast<std::uint8_t>(op(Op::LONG_BINGET)) | std::uint64_t{id} << 8);
+    return c + 5;
+  }
+  *slot = next_id++;
+  store_word(c, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) | std::uint64_t{size} << 8);
+  copy_bytes(c + 2, utf8.data(), size);
+  c[2 + size] = op(Op::MEMOIZE);
+  return c + size + 3;
+}
+
+// The run over entries of kWidth nodes (1: items, 2: a dict's key and
+// value) from `p` up to `last`; returns the first entry not written.
+// Protocol 4 and up only.
+template <std::size_t kWidth>
+Node* const* Encoder::write_short_run(Node* const* p, Node* const* last) {
+  char* c = cur_;
+  // Below it, save()'s boundary() would not commit the frame (a frame is
+  // open: frame_limit_ is 0 when none is) and put() would not grow the
+  // buffer. An entry whose largest size reaches past it stops the run.
+  const std::uintptr_t bound = std::min(reinterpret_cast<std::uintptr_t>(end_), frame_limit_);
+  const bool singletons = singletons_ready_;
+  auto memo = node_memo_->open_run();
+  MemoId next_id = memo_size_;
+  // An entry takes at most kWidth memo ids and table slots: the run stops
+  // where the table would grow (at room 0) or next_memo_id() fail (past
+  // kNoMemo - 2), and leaves the rest to the general path.
+  const std::size_t allowed = std::min<std::size_t>(memo.room, kNoMemo - 1 - next_id) / kWidth;
+  if (static_cast<std::size_t>(last - p) / kWidth > allowed) last = p + allowed * kWidth;
+  for (; p != last; p += kWidth) {
+    std::size_t need = short_need(p[0], singletons);
+    if (need == 0) break;
+    if constexpr (kWidth == 2) {
+      const std::size_t value_need = short_need(p[1], singletons);
+      if (value_need == 0) break;
+      need += value_need;
+    }
+    if (reinterpret_cast<std::uintptr_t>(c) + need > bound) break;
+    c = put_short(c, p[0], memo, next_id);
+    if constexpr (kWidth == 2) c = put_short(c, p[1], memo, next_id);
+  }
+  cur_ = c;
+  memo_size_ = next_id;
+  node_memo_->close_run(memo);
+  return p;
+}
+
+// Items [i, stop) of a list, or entries of a dict, where the atom run
+// stopped: the run of short strs (with the atoms among them) that starts
+// at a str, if any; returns the index of the first item or entry not
+// written.
+inline std::size_t Encoder::run_of_short(SeqView view, std::size_t i, std::size_t stop) {
+  const Node* n = view.v[i];
+  if (proto_ < 4 || n == nullptr || n->kind != Kind::Str) return i;
+  Node* const* first = view.v.data();
+  return static_cast<std::size_t>(write_short_run<1>(first + i, first + stop) - first);
+}
+inline std::size_t Encoder::run_of_short(InterleavedView view, std::size_t i, std::size_t stop) {
+  const Node* key = view.v[2 * i];
+  if (proto_ < 4 || key == nullptr || key->kind != Kind::Str) return i;
+  Node* const* first = view.v.data();
+  return static_cast<std::size_t>(write_short_run<2>(first + 2 * i, first + 2 * stop) - first) /
+         2;
+}
+inline std::size_t Encoder::run_of_short(PairView, std::size_t i, std::size_t) {
+  return i;
+}
+
 }  // namespace serialcheck::pickle::encoder_internal

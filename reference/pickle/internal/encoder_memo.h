@@ -90,11 +90,48 @@ class NodeMemo {
     std::uint32_t generation = 0;
   };
 
-  std::size_t index(const Node* key) const {
+  // Fibonacci hashing: the product's top bits, as many as the table has
+  // (64 - shift).
+  static std::size_t hash_index(const Node* key, int shift) {
     const auto bits = reinterpret_cast<std::uintptr_t>(key);
-    // Fibonacci hashing: the product's top bits, as many as the table has.
-    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> shift_);
+    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> shift);
   }
+
+ public:
+  // The table as a loop of many probes sees it (the encoder's runs of short
+  // strs, encoder_atoms.h): its fields copied where the compiler can keep
+  // them in registers across the loop's stores into the output. `room`
+  // more keys may be added before the table must grow; the loop stops
+  // before that and close_run() writes the count back.
+  struct Run {
+    Slot* slots;
+    std::size_t mask;
+    int shift;
+    std::uint32_t generation;
+    std::size_t room;
+
+    // find_or_add() without the growth check: the caller has made sure
+    // `room` is not 0.
+    [[gnu::always_inline]] MemoId* find_or_add(const Node* key) {
+      std::size_t i = hash_index(key, shift);
+      while (slots[i].generation == generation) {
+        if (slots[i].key == key) return &slots[i].value;
+        i = (i + 1) & mask;
+      }
+      slots[i] = Slot{key, kNoMemo, generation};
+      --room;
+      return &slots[i].value;
+    }
+  };
+  Run open_run() {
+    if (size_ >= limit_) grow();
+    return Run{slots_.data(), mask_, shift_, generation_, limit_ - size_};
+  }
+  void close_run(const Run& run) { size_ = limit_ - run.room; }
+
+ private:
+
+  std::size_t index(const Node* key) const { return hash_index(key, shift_); }
 
   bool place(const Node* key, MemoId value) {
     std::size_t i = index(key);

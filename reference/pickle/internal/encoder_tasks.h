@@ -359,6 +359,8 @@ bool Encoder::batch_loop(const Node* node, Step step, View view, std::size_t i, 
     while (i < stop) {
       i = run_of_atoms(view, i, stop);
       if (i == stop) break;
+      i = run_of_short(view, i, stop);
+      if (i == stop) break;
       auto e = view.at(i);
       ++i;
       if (defer_entry(node, i, step, e)) return false;
