@@ -81,7 +81,8 @@ enum class Supplied : std::uint8_t {
 };
 
 // memcpy for payloads, with the commonest sizes (short str keys and values,
-// 4 to 32 bytes) copied as two overlapping words, without a call.
+// 1 to 32 bytes) copied without a call: as two overlapping words from 4
+// bytes up, as three byte stores (the first, the middle, the last) below.
 [[gnu::always_inline]] inline void copy_bytes(char* dst, const char* src, std::size_t n) {
   if (n > 16 && n <= 32) {
     char head[16], tail[16];
@@ -101,6 +102,11 @@ enum class Supplied : std::uint8_t {
     std::memcpy(&tail, src + n - 4, 4);
     std::memcpy(dst, &head, 4);
     std::memcpy(dst + n - 4, &tail, 4);
+  } else if (n != 0 && n < 4) {
+    const char first = src[0], middle = src[n / 2], last = src[n - 1];
+    dst[0] = first;
+    dst[n / 2] = middle;
+    dst[n - 1] = last;
   } else if (n != 0) {
     std::memcpy(dst, src, n);
   }

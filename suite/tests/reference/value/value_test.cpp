@@ -45,6 +45,25 @@ Node* round_trip(const std::string& text, Graph& g, bool pretty = false) {
 }
 
 // ---------------------------------------------------------------------------
+// copy_bytes: each size takes one of its branches (0, 1-3, 4-7, 8-16,
+// 17-32, beyond); every one must copy exactly n bytes, all of them, and
+// touch nothing around them.
+
+TEST(CopyBytes, CopiesExactlyNBytesAtEverySize) {
+  std::string src(80, '\0');
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<char>('A' + i % 50);
+  for (std::size_t n = 0; n <= 70; ++n) {
+    for (std::size_t at : {0, 1, 3}) {  // unaligned sources and destinations too
+      std::string dst(n + 16, '.');
+      copy_bytes(dst.data() + 8, src.data() + at, n);
+      EXPECT_EQ(dst.substr(0, 8), "........") << "n=" << n << " at=" << at;
+      EXPECT_EQ(dst.substr(8, n), src.substr(at, n)) << "n=" << n << " at=" << at;
+      EXPECT_EQ(dst.substr(8 + n), "........") << "n=" << n << " at=" << at;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Equality
 
 TEST(Equal, Atoms) {
