@@ -255,21 +255,29 @@ void Encoder::save_int(const Node* n) {
     }
     return;
   }
+  if (proto_ >= 2 && fits64) {
+    // LONG1 and the minimal two's-complement bytes, 5 to 8 of them (the
+    // value is past int32): the bits of the magnitude and a sign bit.
+    const auto u = static_cast<std::uint64_t>(v);
+    const int bits = 65 - std::countl_zero(v < 0 ? ~u : u);
+    const auto size = static_cast<std::size_t>((bits + 7) / 8);
+    put_word(static_cast<std::uint8_t>(op(Op::LONG1)) | std::uint64_t{size} << 8, 2);
+    reserve(8);
+    store_word(cur_, u);
+    cur_ += size;
+    return;
+  }
   if (proto_ >= 2) {
+    // A payload of more than 8 bytes (twos_le_to_int64 took the others),
+    // made minimal if it was built by hand.
     std::string bytes;
-    std::string_view le;
-    if (fits64) {
-      bytes = int64_to_twos_le(v);
+    std::string_view le = n->payload();
+    std::size_t k = le.size();
+    auto top = static_cast<unsigned char>(le[k - 1]);
+    bool below_neg = (static_cast<unsigned char>(le[k - 2]) & 0x80) != 0;
+    if ((top == 0 && !below_neg) || (top == 0xff && below_neg)) {
+      bytes = minimal_twos_le(le);  // a hand-made, non-minimal payload
       le = bytes;
-    } else {
-      le = n->payload();
-      std::size_t k = le.size();
-      auto top = static_cast<unsigned char>(le[k - 1]);
-      bool below_neg = (static_cast<unsigned char>(le[k - 2]) & 0x80) != 0;
-      if ((top == 0 && !below_neg) || (top == 0xff && below_neg)) {
-        bytes = minimal_twos_le(le);  // a hand-made, non-minimal payload
-        le = bytes;
-      }
     }
     if (le.size() < 256) {
       char h[2] = {op(Op::LONG1), static_cast<char>(le.size())};
