@@ -282,18 +282,20 @@ class Encoder : private PickleWriter {
                                                          std::size_t stop);
   [[gnu::always_inline]] inline std::size_t run_of_atoms(PairView view, std::size_t i,
                                                          std::size_t stop);
-  [[gnu::always_inline]] static inline std::size_t short_need(const Node* n, bool singletons);
+  [[gnu::always_inline]] static inline std::size_t entry_need(const Node* n, bool singletons,
+                                                             bool containers);
   template <class MemoRun>  // NodeMemo::Run (NodeMemo is defined in encoder_memo.h)
-  [[gnu::always_inline]] inline char* put_short(char* c, const Node* n, MemoRun& memo,
-                                                MemoId& next_id);
-  template <std::size_t kWidth>
-  [[gnu::noinline]] Node* const* write_short_run(Node* const* p, Node* const* last);
-  [[gnu::always_inline]] inline std::size_t run_of_short(SeqView view, std::size_t i,
-                                                         std::size_t stop);
-  [[gnu::always_inline]] inline std::size_t run_of_short(InterleavedView view, std::size_t i,
-                                                         std::size_t stop);
-  [[gnu::always_inline]] inline std::size_t run_of_short(PairView view, std::size_t i,
-                                                         std::size_t stop);
+  [[gnu::always_inline]] inline char* put_entry(char* c, const Node* n, MemoRun& memo,
+                                                MemoId& next_id, const Node*& unfinished,
+                                                std::size_t& unfinished_at);
+  template <std::size_t kWidth, bool kContainers>
+  [[gnu::noinline]] Node* const* write_entry_run(Node* const* p, Node* const* end);
+  [[gnu::always_inline]] inline std::size_t run_of_entries(SeqView view, std::size_t i,
+                                                           std::size_t stop);
+  [[gnu::always_inline]] inline std::size_t run_of_entries(InterleavedView view, std::size_t i,
+                                                           std::size_t stop);
+  [[gnu::always_inline]] inline std::size_t run_of_entries(PairView view, std::size_t i,
+                                                           std::size_t stop);
 
   // ---- save() and the save_* of each kind (encoder.cpp) ----
   void dispatch(const Node* n);

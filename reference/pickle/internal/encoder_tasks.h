@@ -144,6 +144,217 @@ template <Kind K>
   return true;
 }
 
+// ---- runs of entries -----------------------------------------------------------
+// Dicts keyed by strs (pyperformance's DICT and DICT_GROUP) spend most of
+// their time in each str's save, and containers of short lists or dicts
+// of atoms (LIST, MICRO_DICT) in each inner container's: the writer's
+// checks, the memo probe and the loop around them, each reading the
+// encoder's fields again after every store. A run takes the entries of a
+// list or dict (or the items of a tuple) that are
+//  - strs of at most 255 bytes, not interned: SHORT_BINUNICODE and its
+//    MEMOIZE, or a memo get;
+//  - ints BININT* holds, and Nones;
+//  - lists and dicts save_flat_here() writes whole (2 to 999 entries, the
+//    first an atom), as items and as a dict's values: their opening, memo
+//    and run of atoms, or a memo get;
+// and writes them with the writer's state, the memo table's fields and the
+// next memo id held in locals. What it writes is what save() would write
+// entry by entry: it makes the checks save() makes before each entry once
+// per entry, on the entry's largest size, and stops before any entry for
+// which one could fire (frame full, buffer short, memo table to grow, memo
+// ids used up); the general path then writes that entry. A container whose
+// atoms stop early (an entry that is not an atom) is finished by the
+// general path, save_flat_rest(), as save_flat_here() does, and the run
+// goes on after it.
+
+// The most the run may write for `n` (opcodes, sizes, text, MEMOIZE and
+// store_word's 8 bytes of slack), or 0 when the run does not take it.
+// `singletons`: whether the table of one-character strs is ready
+// (char_memo); until the general path has made it so, a run does not take
+// such strs. `containers`: whether it takes flat lists and dicts here.
+inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool containers) {
+  if (n == nullptr) return 0;
+  if (n->kind == Kind::Str) {  // the commonest, before the switch's jump
+    const std::string_view utf8 = n->payload();
+    if (utf8.size() > 0xff || n->flag) return 0;
+    if (utf8.size() <= 2 && !singletons && latin1_singleton_slot(utf8) >= 0) return 0;
+    return utf8.size() + 8;
+  }
+  switch (n->kind) {
+    case Kind::Int: return !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX ? 8 : 0;
+    case Kind::None: return 8;
+    case Kind::List:
+    case Kind::Dict: {
+      // flat_candidate() and save_list_or_dict_as()'s odd-dict test.
+      const std::size_t count = n->items.size();
+      const std::size_t entries = n->kind == Kind::Dict ? count / 2 : count;
+      if (!containers || entries < 2 || entries >= kBatchSize ||
+          (n->kind == Kind::Dict && count % 2 != 0) || !maybe_atom(n->items[0])) {
+        return 0;
+      }
+      return kAtomBytes * count + 12;  // 3 opening and 1 closing opcodes, and the slack
+    }
+    default: return 0;
+  }
+}
+
+// A memo get written at `c`: memo_get() for binary protocols.
+[[gnu::always_inline]] inline char* put_memo_get(char* c, MemoId id) {
+  if (id < 256) {
+    PickleWriter::store_word(c, static_cast<std::uint8_t>(op(Op::BINGET)) | std::uint64_t{id} << 8);
+    return c + 2;
+  }
+  PickleWriter::store_word(c,
+                           static_cast<std::uint8_t>(op(Op::LONG_BINGET)) | std::uint64_t{id} << 8);
+  return c + 5;
+}
+
+// Writes `n`, which entry_need() took, at `c` and returns the new end: a
+// str as save_str() writes it and a container as save_flat_here() does,
+// through the run's view of the memo, taking ids from `next_id`; an atom
+// as put_atom() does. A container whose atoms stopped early is left open
+// in `unfinished`, to go on at entry `unfinished_at`.
+template <class MemoRun>
+inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
+                                const Node*& unfinished, std::size_t& unfinished_at) {
+  const Kind kind = n->kind;
+  if (kind == Kind::Str) {
+    const std::string_view utf8 = n->payload();
+    const std::size_t size = utf8.size();
+    MemoId* slot;
+    if (size <= 2) [[unlikely]] {
+      const int s = latin1_singleton_slot(utf8);
+      slot = s >= 0 ? &char_memo_[static_cast<std::size_t>(s)] : memo.find_or_add(n);
+    } else {
+      slot = memo.find_or_add(n);
+    }
+    if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
+    *slot = next_id++;
+    store_word(c, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) | std::uint64_t{size} << 8);
+    copy_bytes(c + 2, utf8.data(), size);
+    c[2 + size] = op(Op::MEMOIZE);
+    return c + size + 3;
+  }
+  if (kind != Kind::List && kind != Kind::Dict) return put_atom(c, n);
+  // A container, as write_flat_whole() writes it.
+  MemoId* slot = memo.find_or_add(n);
+  if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
+  *slot = next_id++;
+  Node* const* const first = n->items.data();
+  Node* const* const last = first + n->items.size();
+  RunEnd run;
+  if (kind == Kind::List) {
+    store_word(c, opened_marked(Op::EMPTY_LIST));
+    run = write_atoms(c + 3, first, last);
+  } else {
+    store_word(c, opened_marked(Op::EMPTY_DICT));
+    run = write_atom_pairs(c + 3, first, last);
+  }
+  if (run.p == last) [[likely]] {
+    *run.c = op(kind == Kind::List ? Op::APPENDS : Op::SETITEMS);
+    return run.c + 1;
+  }
+  unfinished = n;
+  unfinished_at = static_cast<std::size_t>(run.p - first) / (kind == Kind::List ? 1 : 2);
+  return run.c;
+}
+
+// The run over entries of kWidth nodes (1: items, 2: a dict's key and
+// value) from `p` up to `end`; returns the first entry not written.
+// kContainers: whether it takes flat containers (a run of strs that takes
+// none is spared the test for an unfinished one). Protocol 4 and up only.
+template <std::size_t kWidth, bool kContainers>
+Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
+  // save_flat_here()'s conditions that hold for the whole run: not at the
+  // depth limit, and room for save_flat_rest() to nest.
+  const bool containers =
+      kContainers && depth_ < options_.max_depth && direct_depth_ < kDirectDepth;
+  for (;;) {  // once, and again after each container left unfinished
+    char* c = cur_;
+    // Below it, save()'s boundary() would not commit the frame (a frame
+    // is open: frame_limit_ is 0 when none is) and put() would not grow
+    // the buffer. An entry whose largest size reaches past it stops the
+    // run.
+    const std::uintptr_t bound = std::min(reinterpret_cast<std::uintptr_t>(end_), frame_limit_);
+    const bool singletons = singletons_ready_;
+    auto memo = node_memo_->open_run();
+    MemoId next_id = memo_size_;
+    // An entry takes at most kWidth memo ids and table slots: the run
+    // stops where the table would grow (at room 0) or next_memo_id() fail
+    // (past kNoMemo - 2), and leaves the rest to the general path.
+    const std::size_t allowed =
+        std::min<std::size_t>(memo.room, kNoMemo - 1 - next_id) / kWidth;
+    Node* const* last = end;
+    if (static_cast<std::size_t>(last - p) / kWidth > allowed) last = p + allowed * kWidth;
+    const Node* unfinished = nullptr;
+    std::size_t unfinished_at = 0;
+    for (; p != last; p += kWidth) {
+      // A dict's keys are taken when they are strs or atoms, its values
+      // and a sequence's items also when they are flat containers.
+      std::size_t need = entry_need(p[0], singletons, kWidth == 1 && containers);
+      if (need == 0) break;
+      if constexpr (kWidth == 2) {
+        const std::size_t value_need = entry_need(p[1], singletons, containers);
+        if (value_need == 0) break;
+        need += value_need;
+      }
+      if (reinterpret_cast<std::uintptr_t>(c) + need > bound) break;
+      c = put_entry(c, p[0], memo, next_id, unfinished, unfinished_at);
+      if constexpr (kWidth == 2) c = put_entry(c, p[1], memo, next_id, unfinished, unfinished_at);
+      if (kContainers && unfinished != nullptr) [[unlikely]] {
+        p += kWidth;
+        break;
+      }
+    }
+    cur_ = c;
+    memo_size_ = next_id;
+    node_memo_->close_run(memo);
+    if (!kContainers || unfinished == nullptr) return p;
+    save_flat_rest(unfinished, unfinished_at);
+  }
+}
+
+// Items [i, stop) of a sequence, or entries of a dict, where the atom run
+// stopped: the run of entries that starts there, if the first is a str (a
+// key that is a str, in a dict) or, in a dict, an atom with a str or a
+// flat container for its value; returns the index of the first item or
+// entry not written. (A sequence's run of containers would start at a
+// container too, but short sequences of them, LIST's pairs of lists, cost
+// more in a run's start than they save.)
+inline std::size_t Encoder::run_of_entries(SeqView view, std::size_t i, std::size_t stop) {
+  const Node* n = view.v[i];
+  if (proto_ < 4 || n == nullptr || n->kind != Kind::Str) return i;
+  Node* const* first = view.v.data();
+  return static_cast<std::size_t>(write_entry_run<1, false>(first + i, first + stop) - first);
+}
+inline std::size_t Encoder::run_of_entries(InterleavedView view, std::size_t i,
+                                           std::size_t stop) {
+  const Node* key = view.v[2 * i];
+  if (proto_ < 4 || key == nullptr) return i;
+  Node* const* first = view.v.data();
+  Node* const* p = first + 2 * i;
+  if (key->kind == Kind::Str) {
+    p = write_entry_run<2, false>(p, first + 2 * stop);
+  } else {
+    // An atom for a key (the atom run stopped at its value): a run with
+    // containers when its value is one (MICRO_DICT's), or a str.
+    const Node* value = view.v[2 * i + 1];
+    if (!maybe_atom(key) || value == nullptr) return i;
+    if (value->kind == Kind::List || value->kind == Kind::Dict) {
+      if (entry_need(value, true, true) == 0) return i;
+      p = write_entry_run<2, true>(p, first + 2 * stop);
+    } else if (value->kind == Kind::Str) {
+      p = write_entry_run<2, false>(p, first + 2 * stop);
+    } else {
+      return i;
+    }
+  }
+  return static_cast<std::size_t>(p - first) / 2;
+}
+inline std::size_t Encoder::run_of_entries(PairView, std::size_t i, std::size_t) {
+  return i;
+}
+
 // The entries of list or dict `n` from entry `i` on, after its opening and
 // memo, the container entered: batch_list_exact or batch_dict_exact, or one
 // entry and APPEND (SETITEM) after another at protocol 0.
@@ -293,6 +504,8 @@ bool Encoder::items(const Node* node, View view, std::size_t i) {
   while (i < n) {
     i = run_of_atoms(view, i, n);
     if (i == n) return true;
+    i = run_of_entries(view, i, n);
+    if (i == n) return true;
     auto e = view.at(i);
     ++i;
     if (defer_entry(node, i, Step::kItems, e)) return false;
@@ -359,7 +572,7 @@ bool Encoder::batch_loop(const Node* node, Step step, View view, std::size_t i, 
     while (i < stop) {
       i = run_of_atoms(view, i, stop);
       if (i == stop) break;
-      i = run_of_short(view, i, stop);
+      i = run_of_entries(view, i, stop);
       if (i == stop) break;
       auto e = view.at(i);
       ++i;

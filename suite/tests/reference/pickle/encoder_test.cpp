@@ -420,6 +420,53 @@ const std::map<std::string, Builder>& builders() {
       }
       return b.L({b.D(kv), b.L(items)});
     };
+    // A dict of ints to short lists and dicts of atoms (which the encoder
+    // writes in runs, like MICRO_DICT's): whole, shared (memo gets, some
+    // past id 255), or with an entry that is not an atom (the general path
+    // finishes them), broken by strs, over six frames; then the largest
+    // such list, one too large for a run, a dict of one entry, and a tuple
+    // of strs (a run of its items).
+    c["container_runs"] = [](B& b) {
+      Node* shared_list = b.L({b.i(1), b.i(2), b.none()});
+      Node* shared_dict = b.D({b.i(1), b.none(), b.i(2), b.i(3)});
+      std::vector<Node*> kv;
+      for (int k = 0; k < 12000; ++k) {
+        Node* v = nullptr;
+        switch (k % 6) {
+          case 0: {
+            std::vector<Node*> entries;
+            for (int j = 0; j < k % 12 + 2; ++j) {
+              entries.push_back(b.i(j));
+              entries.push_back(b.none());
+            }
+            v = b.D(entries);
+            break;
+          }
+          case 1: {
+            std::vector<Node*> items;
+            for (int j = 0; j < k % 9 + 2; ++j) items.push_back(b.i(j));
+            v = b.L(items);
+            break;
+          }
+          case 2: v = k % 4 == 0 ? shared_list : shared_dict; break;
+          case 3: v = b.L({b.i(k), b.s("stop"), b.i(k + 1)}); break;
+          case 4: v = b.D({b.i(k), b.none(), b.i(k + 1), b.L({b.i(k)})}); break;
+          default: v = b.s("v" + std::to_string(k)); break;
+        }
+        kv.push_back(b.i(k));
+        kv.push_back(v);
+      }
+      std::vector<Node*> nones999, nones1000, strs;
+      for (int j = 0; j < 999; ++j) nones999.push_back(b.none());
+      for (int j = 0; j < 1000; ++j) nones1000.push_back(b.none());
+      for (int j = 0; j < 300; ++j) strs.push_back(b.s("t" + std::to_string(j)));
+      for (Node* v : {b.L(nones999), b.L(nones1000), b.D({b.none(), b.none()}), b.T(strs),
+                      shared_list}) {
+        kv.push_back(b.i(-1 - static_cast<std::int64_t>((kv.size() - 24000) / 2)));
+        kv.push_back(v);
+      }
+      return b.D(kv);
+    };
     // Long runs of ints and Nones (which the encoder writes with its frame
     // and room checks made once per run) crossing frame boundaries, broken
     // by items that end a run: a str, an int too big for BININT, a list.
@@ -571,7 +618,7 @@ std::optional<std::function<bool(const Node&)>> callback_for(const std::string& 
 // corpus/encoder-hashes.tsv, which scripts/make-encoder-hashes writes with
 // CPython's C pickler from the same values built in Python.
 
-constexpr std::size_t kEncoderHashRows = 1026;
+constexpr std::size_t kEncoderHashRows = 1032;
 
 enum class Expect { Pickle, Error, NotInModel };
 
