@@ -195,6 +195,10 @@ class PickleWriter {
   // copied in at their places (their only copy). The open frame, if any,
   // must be committed first.
   void finish(std::string& out) const {
+    if (deferred_.empty()) {  // the common case: one allocation and one copy
+      out = std::string(buf_, len());
+      return;
+    }
     out.clear();
     out.reserve(len() + deferred_bytes_);
     std::size_t from = 0;
