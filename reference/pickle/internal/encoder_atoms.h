@@ -208,9 +208,39 @@ inline bool Encoder::fits_binint(const Node* n) const {
 // that what the item loops around them keep in registers does not crowd
 // them): write atoms at `c` from `p` up to `last` or the first non-atom.
 Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last) {
+  // Runs of one-byte ints (list(range(n)), pyperformance's LIST) and of
+  // four-byte ones (TUPLE) in loops of their own while they last; the
+  // other atoms one at a time.
+  const auto small_int = [](const Node* n) {
+    return n->kind == Kind::Int && !n->big && static_cast<std::uint64_t>(n->small) < 0x100;
+  };
+  const auto binint = [](const Node* n) {
+    return n->kind == Kind::Int && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX &&
+           static_cast<std::uint64_t>(n->small) >= 0x10000;
+  };
   for (; p != last; ++p) {
     const Node* n = *p;
     if (n == nullptr) break;
+    if (small_int(n)) {
+      do {
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
+                          static_cast<std::uint64_t>(n->small) << 8);
+        c += 2;
+        if (++p == last) return {p, c};
+        n = *p;
+        if (n == nullptr) return {p, c};
+      } while (small_int(n));
+    } else if (binint(n)) {
+      do {
+        const auto u = static_cast<std::uint32_t>(n->small);
+        *c = op(Op::BININT);
+        std::memcpy(c + 1, &u, 4);
+        c += 5;
+        if (++p == last) return {p, c};
+        n = *p;
+        if (n == nullptr) return {p, c};
+      } while (binint(n));
+    }
     char* next = put_atom(c, n);
     if (next == nullptr) break;
     c = next;
@@ -223,14 +253,25 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
     const Node* value = p[1];
     if (key == nullptr || value == nullptr) break;
     // The commonest pair (dict.fromkeys(range(n)), pyperformance's
-    // MICRO_DICT): a one-byte int and None, BININT1 and NONE in one store.
+    // MICRO_DICT): a one-byte int and None, BININT1 and NONE in one store,
+    // in a loop of its own while they last.
     if (key->kind == Kind::Int && value->kind == Kind::None && !key->big &&
         static_cast<std::uint64_t>(key->small) < 0x100) {
-      store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
-                        static_cast<std::uint64_t>(key->small) << 8 |
-                        std::uint64_t{static_cast<std::uint8_t>(op(Op::NONE))} << 16);
-      c += 3;
-      continue;
+      for (;;) {
+        store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
+                          static_cast<std::uint64_t>(key->small) << 8 |
+                          std::uint64_t{static_cast<std::uint8_t>(op(Op::NONE))} << 16);
+        c += 3;
+        p += 2;
+        if (p == last) return {p, c};
+        key = p[0];
+        value = p[1];
+        if (key == nullptr || value == nullptr) return {p, c};
+        if (key->kind != Kind::Int || value->kind != Kind::None || key->big ||
+            static_cast<std::uint64_t>(key->small) >= 0x100) {
+          break;
+        }
+      }
     }
     char* next = put_atom(c, key);
     if (next == nullptr) break;
