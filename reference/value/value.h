@@ -285,11 +285,14 @@ struct Node {
     return (reinterpret_cast<std::uintptr_t>(extra_.get()) | items.owns_heap()) == 0;
   }
   void reset(Kind k) {
-    kind = k;
-    flag = false;
-    big = false;
-    supplied = Supplied::None;
-    borrowed_ = false;
+    // kind, flag, big, supplied and borrowed_, the node's first five bytes
+    // (then padding up to `small`), in one 8-byte store: GCC writes the
+    // fields one by one, whatever their order and through placement new
+    // too, and a graph makes a node per BININT. The test
+    // GraphMemory.ReusedNodesStartWithEveryFlagClear checks the layout
+    // this assumes.
+    const std::uint64_t head = static_cast<std::uint8_t>(k);
+    std::memcpy(reinterpret_cast<unsigned char*>(this), &head, sizeof head);
     small = 0;
     f = 0.0;
     view_ = {};

@@ -795,6 +795,39 @@ TEST(GraphMemory, ReusedChunksStartClean) {
   }
 }
 
+// A node made where another was (a reused chunk) starts as Node(kind) does,
+// whatever the node before it held: every flag clear, no payload, no items
+// (Node::reset writes the first five fields as one word).
+TEST(GraphMemory, ReusedNodesStartWithEveryFlagClear) {
+  static const char kBytes[] = "borrowed";
+  for (int round = 0; round < 2; ++round) {
+    {
+      Graph dirty;  // leaves its chunks in the cache with stale nodes
+      for (int i = 0; i < 100; ++i) {
+        Node* n = dirty.pickle_buffer_borrowed(kBytes, 8, true);
+        n->big = true;
+        n->supplied = Supplied::Writable;
+        n->small = -7;
+        n->f = 2.5;
+      }
+    }
+    Graph g;
+    for (int i = 0; i < 100; ++i) {
+      const auto kind = static_cast<Kind>(i % (static_cast<int>(kLastKind) + 1));
+      Node* n = kind == Kind::Int ? g.integer(i) : g.make(kind);
+      EXPECT_EQ(n->kind, kind) << i;
+      EXPECT_FALSE(n->flag) << i;
+      EXPECT_FALSE(n->big) << i;
+      EXPECT_EQ(n->supplied, Supplied::None) << i;
+      EXPECT_FALSE(n->borrowed()) << i;
+      EXPECT_EQ(n->small, kind == Kind::Int ? i : 0) << i;
+      EXPECT_EQ(n->f, 0.0) << i;
+      EXPECT_TRUE(n->payload().empty()) << i;
+      EXPECT_TRUE(n->items.empty()) << i;
+    }
+  }
+}
+
 // A graph of at most a few chunks hands its list of chunks on whole, and the
 // next graph on the thread takes it at its first node: node(i) is the i-th
 // node made across the chunks taken so, the chunks taken from the cache or
