@@ -289,7 +289,11 @@ class Encoder : private PickleWriter {
                                                 MemoId& next_id, const Node*& unfinished,
                                                 std::size_t& unfinished_at);
   template <std::size_t kWidth, bool kContainers>
-  [[gnu::noinline]] Node* const* write_entry_run(Node* const* p, Node* const* end);
+  // Aligned to a cache line: where its loop fell within one moved the
+  // time of pyperformance's DICT_GROUP dumps by 5-8% between builds of the
+  // same code.
+  [[gnu::noinline, gnu::aligned(64)]] Node* const* write_entry_run(Node* const* p,
+                                                                   Node* const* end);
   [[gnu::always_inline]] inline std::size_t run_of_entries(SeqView view, std::size_t i,
                                                            std::size_t stop);
   [[gnu::always_inline]] inline std::size_t run_of_entries(InterleavedView view, std::size_t i,
