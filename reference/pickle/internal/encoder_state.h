@@ -283,15 +283,27 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline std::size_t run_of_atoms(PairView view, std::size_t i,
                                                          std::size_t stop);
   [[gnu::always_inline]] static inline std::size_t entry_need(const Node* n, bool singletons,
-                                                             bool containers);
+                                                              bool containers, bool nested);
+  static inline std::size_t nested_need(const Node* n, bool singletons);
+  // A container a run left for the general path to finish: `inner` (a
+  // flat list or dict) from entry `inner_at`, then, when it is an item of
+  // a list the run wrote (put_nested), `outer` from item `outer_next`.
+  struct Unfinished {
+    const Node* inner = nullptr;
+    std::size_t inner_at = 0;
+    const Node* outer = nullptr;
+    std::size_t outer_next = 0;
+  };
   template <class MemoRun>  // NodeMemo::Run (NodeMemo is defined in encoder_memo.h)
   [[gnu::always_inline]] inline char* put_entry(char* c, const Node* n, MemoRun& memo,
-                                                MemoId& next_id, const Node*& unfinished,
-                                                std::size_t& unfinished_at);
-  template <std::size_t kWidth, bool kContainers>
+                                                MemoId& next_id, Unfinished& unfinished);
+  template <class MemoRun>
+  [[gnu::noinline]] char* put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
+                                     Unfinished& unfinished);
   // Aligned to a cache line: where its loop fell within one moved the
   // time of pyperformance's DICT_GROUP dumps by 5-8% between builds of the
   // same code.
+  template <std::size_t kWidth, bool kContainers>
   [[gnu::noinline, gnu::aligned(64)]] Node* const* write_entry_run(Node* const* p,
                                                                    Node* const* end);
   [[gnu::always_inline]] inline std::size_t run_of_entries(SeqView view, std::size_t i,

@@ -171,8 +171,11 @@ template <Kind K>
 // store_word's 8 bytes of slack), or 0 when the run does not take it.
 // `singletons`: whether the table of one-character strs is ready
 // (char_memo); until the general path has made it so, a run does not take
-// such strs. `containers`: whether it takes flat lists and dicts here.
-inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool containers) {
+// such strs. `containers`: whether it takes flat lists and dicts here;
+// `nested`: also a list of 2 to 999 such containers, strs and atoms (see
+// put_nested).
+inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool containers,
+                                       bool nested) {
   if (n == nullptr) return 0;
   if (n->kind == Kind::Str) {  // the commonest, before the switch's jump
     const std::string_view utf8 = n->payload();
@@ -189,13 +192,29 @@ inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool cont
       const std::size_t count = n->items.size();
       const std::size_t entries = n->kind == Kind::Dict ? count / 2 : count;
       if (!containers || entries < 2 || entries >= kBatchSize ||
-          (n->kind == Kind::Dict && count % 2 != 0) || !maybe_atom(n->items[0])) {
+          (n->kind == Kind::Dict && count % 2 != 0)) {
         return 0;
       }
-      return kAtomBytes * count + 12;  // 3 opening and 1 closing opcodes, and the slack
+      if (maybe_atom(n->items[0])) {
+        return kAtomBytes * count + 12;  // 3 opening and 1 closing opcodes, and the slack
+      }
+      return nested && n->kind == Kind::List ? nested_need(n, singletons) : 0;
     }
     default: return 0;
   }
+}
+
+// entry_need() of a list whose items the run takes one by one, with no
+// nesting of their own (LIST's pairs of lists): the sum of theirs, or 0
+// when the run does not take one of them.
+inline std::size_t Encoder::nested_need(const Node* n, bool singletons) {
+  std::size_t need = 12;  // 3 opening and 1 closing opcodes, and the slack
+  for (std::size_t i = 0, count = n->items.size(); i < count; ++i) {
+    const std::size_t item = entry_need(n->items[i], singletons, true, false);
+    if (item == 0) return 0;
+    need += item;
+  }
+  return need;
 }
 
 // A memo get written at `c`: memo_get() for binary protocols.
@@ -210,13 +229,14 @@ inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool cont
 }
 
 // Writes `n`, which entry_need() took, at `c` and returns the new end: a
-// str as save_str() writes it and a container as save_flat_here() does,
-// through the run's view of the memo, taking ids from `next_id`; an atom
-// as put_atom() does. A container whose atoms stopped early is left open
-// in `unfinished`, to go on at entry `unfinished_at`.
+// str as save_str() writes it and a container as save_flat_here() does
+// (a list of such as save_list_or_dict_as(), see put_nested), through the
+// run's view of the memo, taking ids from `next_id`; an atom as put_atom()
+// does. A container whose atoms stopped early is left open in
+// `unfinished`.
 template <class MemoRun>
 inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
-                                const Node*& unfinished, std::size_t& unfinished_at) {
+                                Unfinished& unfinished) {
   const Kind kind = n->kind;
   if (kind == Kind::Str) {
     const std::string_view utf8 = n->payload();
@@ -242,6 +262,8 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
   *slot = next_id++;
   Node* const* const first = n->items.data();
   Node* const* const last = first + n->items.size();
+  if (!maybe_atom(*first)) [[unlikely]]
+    return put_nested(c, n, memo, next_id, unfinished);
   RunEnd run;
   if (kind == Kind::List) {
     store_word(c, opened_marked(Op::EMPTY_LIST));
@@ -254,9 +276,30 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
     *run.c = op(kind == Kind::List ? Op::APPENDS : Op::SETITEMS);
     return run.c + 1;
   }
-  unfinished = n;
-  unfinished_at = static_cast<std::size_t>(run.p - first) / (kind == Kind::List ? 1 : 2);
+  unfinished.inner = n;
+  unfinished.inner_at = static_cast<std::size_t>(run.p - first) / (kind == Kind::List ? 1 : 2);
   return run.c;
+}
+
+// A list of 2 to 999 items the run takes one by one (nested_need), its
+// memo id taken: what save_list_or_dict_as() writes for it, EMPTY_LIST
+// MEMOIZE MARK, the items, APPENDS. An item left unfinished leaves the list
+// unfinished too, to go on at the next item.
+template <class MemoRun>
+char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
+                          Unfinished& unfinished) {
+  store_word(c, opened_marked(Op::EMPTY_LIST));
+  c += 3;
+  for (std::size_t i = 0, count = n->items.size(); i < count; ++i) {
+    c = put_entry(c, n->items[i], memo, next_id, unfinished);
+    if (unfinished.inner != nullptr) [[unlikely]] {
+      unfinished.outer = n;
+      unfinished.outer_next = i + 1;
+      return c;
+    }
+  }
+  *c = op(Op::APPENDS);
+  return c + 1;
 }
 
 // The run over entries of kWidth nodes (1: items, 2: a dict's key and
@@ -266,9 +309,11 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
 template <std::size_t kWidth, bool kContainers>
 Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
   // save_flat_here()'s conditions that hold for the whole run: not at the
-  // depth limit, and room for save_flat_rest() to nest.
+  // depth limit, and room for save_flat_rest() to nest; for a list of
+  // flat containers, not at the limit inside it either.
   const bool containers =
       kContainers && depth_ < options_.max_depth && direct_depth_ < kDirectDepth;
+  const bool nested = kWidth == 1 && containers && depth_ + 1 < options_.max_depth;
   for (;;) {  // once, and again after each container left unfinished
     char* c = cur_;
     // Below it, save()'s boundary() would not commit the frame (a frame
@@ -279,29 +324,40 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     const bool singletons = singletons_ready_;
     auto memo = node_memo_->open_run();
     MemoId next_id = memo_size_;
-    // An entry takes at most kWidth memo ids and table slots: the run
-    // stops where the table would grow (at room 0) or next_memo_id() fail
-    // (past kNoMemo - 2), and leaves the rest to the general path.
-    const std::size_t allowed =
-        std::min<std::size_t>(memo.room, kNoMemo - 1 - next_id) / kWidth;
+    // The run stops where the memo table would grow (at room 0) or
+    // next_memo_id() fail (past kNoMemo - 2), and leaves the rest to the
+    // general path. Most entries take at most kWidth ids and table slots,
+    // which caps the run's length; a list in a sequence's run takes up to
+    // one for itself and one per item, counted entry by entry.
+    std::size_t memo_left = std::min<std::size_t>(memo.room, kNoMemo - 1 - next_id);
     Node* const* last = end;
-    if (static_cast<std::size_t>(last - p) / kWidth > allowed) last = p + allowed * kWidth;
-    const Node* unfinished = nullptr;
-    std::size_t unfinished_at = 0;
+    if (!(kContainers && kWidth == 1) &&
+        static_cast<std::size_t>(last - p) / kWidth > memo_left / kWidth) {
+      last = p + memo_left / kWidth * kWidth;
+    }
+    Unfinished unfinished;
     for (; p != last; p += kWidth) {
       // A dict's keys are taken when they are strs or atoms, its values
-      // and a sequence's items also when they are flat containers.
-      std::size_t need = entry_need(p[0], singletons, kWidth == 1 && containers);
+      // and a sequence's items also when they are flat containers (and a
+      // sequence's, lists of such).
+      std::size_t need = entry_need(p[0], singletons, kWidth == 1 && containers, nested);
       if (need == 0) break;
       if constexpr (kWidth == 2) {
-        const std::size_t value_need = entry_need(p[1], singletons, containers);
+        const std::size_t value_need = entry_need(p[1], singletons, containers, false);
         if (value_need == 0) break;
         need += value_need;
       }
       if (reinterpret_cast<std::uintptr_t>(c) + need > bound) break;
-      c = put_entry(c, p[0], memo, next_id, unfinished, unfinished_at);
-      if constexpr (kWidth == 2) c = put_entry(c, p[1], memo, next_id, unfinished, unfinished_at);
-      if (kContainers && unfinished != nullptr) [[unlikely]] {
+      if constexpr (kContainers && kWidth == 1) {
+        const Node* n = p[0];
+        const std::size_t uses =
+            1 + (n->kind == Kind::List || n->kind == Kind::Dict ? n->items.size() : 0);
+        if (uses > memo_left) break;
+        memo_left -= uses;
+      }
+      c = put_entry(c, p[0], memo, next_id, unfinished);
+      if constexpr (kWidth == 2) c = put_entry(c, p[1], memo, next_id, unfinished);
+      if (kContainers && unfinished.inner != nullptr) [[unlikely]] {
         p += kWidth;
         break;
       }
@@ -309,8 +365,17 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     cur_ = c;
     memo_size_ = next_id;
     node_memo_->close_run(memo);
-    if (!kContainers || unfinished == nullptr) return p;
-    save_flat_rest(unfinished, unfinished_at);
+    if (!kContainers || unfinished.inner == nullptr) return p;
+    if (unfinished.outer == nullptr) {
+      save_flat_rest(unfinished.inner, unfinished.inner_at);
+    } else {
+      // As inside the list's own batches: its flat container finished one
+      // level down, then the rest of the list.
+      ++depth_;
+      save_flat_rest(unfinished.inner, unfinished.inner_at);
+      --depth_;
+      save_flat_rest(unfinished.outer, unfinished.outer_next);
+    }
   }
 }
 
@@ -323,12 +388,24 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
 // more in a run's start than they save.)
 inline std::size_t Encoder::run_of_entries(SeqView view, std::size_t i, std::size_t stop) {
   const Node* n = view.v[i];
-  if (proto_ < 4 || n == nullptr || n->kind != Kind::Str) return i;
+  if (proto_ < 4 || n == nullptr) return i;
   Node* const* first = view.v.data();
-  return static_cast<std::size_t>(write_entry_run<1, false>(first + i, first + stop) - first);
+  if (n->kind == Kind::Str) {
+    return static_cast<std::size_t>(write_entry_run<1, false>(first + i, first + stop) - first);
+  }
+  // Two containers in a row, the first one a run takes: a run with
+  // containers (a lone flat list, TUPLE's, costs more in a run's start
+  // than it saves).
+  if ((n->kind == Kind::List || n->kind == Kind::Dict) && i + 1 < stop) {
+    const Node* next = view.v[i + 1];
+    if (next != nullptr && (next->kind == Kind::List || next->kind == Kind::Dict) &&
+        entry_need(n, true, true, depth_ + 1 < options_.max_depth) != 0) {
+      return static_cast<std::size_t>(write_entry_run<1, true>(first + i, first + stop) - first);
+    }
+  }
+  return i;
 }
-inline std::size_t Encoder::run_of_entries(InterleavedView view, std::size_t i,
-                                           std::size_t stop) {
+inline std::size_t Encoder::run_of_entries(InterleavedView view, std::size_t i, std::size_t stop) {
   const Node* key = view.v[2 * i];
   if (proto_ < 4 || key == nullptr) return i;
   Node* const* first = view.v.data();
@@ -341,7 +418,7 @@ inline std::size_t Encoder::run_of_entries(InterleavedView view, std::size_t i,
     const Node* value = view.v[2 * i + 1];
     if (!maybe_atom(key) || value == nullptr) return i;
     if (value->kind == Kind::List || value->kind == Kind::Dict) {
-      if (entry_need(value, true, true) == 0) return i;
+      if (entry_need(value, true, true, false) == 0) return i;
       p = write_entry_run<2, true>(p, first + 2 * stop);
     } else if (value->kind == Kind::Str) {
       p = write_entry_run<2, false>(p, first + 2 * stop);

@@ -460,12 +460,59 @@ const std::map<std::string, Builder>& builders() {
       for (int j = 0; j < 999; ++j) nones999.push_back(b.none());
       for (int j = 0; j < 1000; ++j) nones1000.push_back(b.none());
       for (int j = 0; j < 300; ++j) strs.push_back(b.s("t" + std::to_string(j)));
-      for (Node* v : {b.L(nones999), b.L(nones1000), b.D({b.none(), b.none()}), b.T(strs),
-                      shared_list}) {
+      for (Node* v :
+           {b.L(nones999), b.L(nones1000), b.D({b.none(), b.none()}), b.T(strs), shared_list}) {
         kv.push_back(b.i(-1 - static_cast<std::int64_t>((kv.size() - 24000) / 2)));
         kv.push_back(v);
       }
       return b.D(kv);
+    };
+    // A list of short lists of flat lists and dicts (which the encoder
+    // writes in runs, like LIST's pairs of lists), with strs, atoms and a
+    // shared list among them, and inner containers that stop early (the
+    // general path finishes them, then the rest of their list), over
+    // three frames; then lists of 999 and 1000 shared lists, and a list
+    // nested one level deeper than a run takes.
+    c["nested_runs"] = [](B& b) {
+      Node* shared_row = b.L({b.i(1), b.i(2)});
+      const auto range = [&b](int n) {
+        std::vector<Node*> v;
+        for (int j = 0; j < n; ++j) v.push_back(b.i(j));
+        return b.L(v);
+      };
+      std::vector<Node*> rows;
+      for (int k = 0; k < 6000; ++k) {
+        Node* v = nullptr;
+        switch (k % 5) {
+          case 0: v = b.L({range(k % 7 + 2), range(3)}); break;
+          case 1:
+            v = b.L({b.L({b.i(k), b.s("x" + std::to_string(k)), b.i(k)}),
+                     b.D({b.i(1), b.none(), b.i(2), b.none()})});
+            break;
+          case 2:
+            v = b.L({shared_row, b.s("row" + std::to_string(k)), b.none(), b.i(k), shared_row});
+            break;
+          case 3:
+            v = b.L({b.D({b.i(k), b.none(), b.i(k + 1), b.L({b.i(k)})}), b.L({b.i(k), b.i(k)})});
+            break;
+          default:
+            v = b.L({b.L({b.none(), b.none(), b.none()}), b.L({b.i(k), b.i(k)}),
+                     b.L({b.i(k + 1), b.i(k + 2), b.i(k + 3)})});
+            break;
+        }
+        rows.push_back(v);
+      }
+      std::vector<Node*> nones;
+      for (int j = 0; j < 999; ++j) nones.push_back(b.none());
+      rows.push_back(b.L({b.L(nones), b.L({b.i(1), b.i(2)})}));
+      Node* pair = b.L({b.i(1), b.i(2)});
+      rows.push_back(b.L(std::vector<Node*>(999, pair)));
+      Node* pair2 = b.L({b.i(1), b.i(2)});
+      rows.push_back(b.L(std::vector<Node*>(1000, pair2)));
+      rows.push_back(
+          b.L({b.L({b.L({b.i(1), b.i(2)}), b.L({b.i(3), b.i(4)})}), b.L({b.i(5), b.i(6)})}));
+      rows.push_back(b.L({shared_row, shared_row}));
+      return b.L(rows);
     };
     // Long runs of ints and Nones (which the encoder writes with its frame
     // and room checks made once per run) crossing frame boundaries, broken
@@ -618,7 +665,7 @@ std::optional<std::function<bool(const Node&)>> callback_for(const std::string& 
 // corpus/encoder-hashes.tsv, which scripts/make-encoder-hashes writes with
 // CPython's C pickler from the same values built in Python.
 
-constexpr std::size_t kEncoderHashRows = 1032;
+constexpr std::size_t kEncoderHashRows = 1038;
 
 enum class Expect { Pickle, Error, NotInModel };
 
@@ -902,6 +949,60 @@ TEST(Encoder, DepthBeyondMaxDepthIsLimitExceeded) {
   // The default allows 20000 and stops one level deeper.
   EXPECT_NO_THROW(encode(nested_lists(g, 20000)));
   EXPECT_THROW(encode(nested_lists(g, 20001)), PickleError);
+}
+
+// Runs of entries leave a flat list or dict whose atoms stop early to the
+// general path, in a dict's values and inside a list of such in a list (a
+// level further down): the depth limit falls where it falls with no run
+// (protocol 3 writes none), for nesting at every depth around it, through
+// both. Both outcomes occur, so the comparison is not vacuous.
+TEST(Encoder, RunsKeepTheDepthLimit) {
+  Graph g;
+  const auto throws = [](const Node* v, const EncodeOptions& options) {
+    try {
+      encode(v, options);
+      return false;
+    } catch (const PickleError& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::LimitExceeded);
+      return true;
+    }
+  };
+  int thrown = 0, written = 0;
+  for (std::size_t limit = 1; limit <= 8; ++limit) {
+    for (std::size_t deep = 0; deep <= 8; ++deep) {
+      Node* tail = nested_lists(g, deep);
+      Node* in_list = g.list(
+          {g.list({g.list({g.integer(1), tail}), g.list({g.integer(2), g.integer(3)})}),
+           g.list({g.list({g.integer(4), g.integer(5)}), g.list({g.integer(6), g.none()})})});
+      Node* in_dict =
+          g.dict({g.integer(1), g.dict({g.integer(1), g.none(), g.integer(2), tail}), g.integer(2),
+                  g.dict({g.integer(3), g.none(), g.integer(4), g.none()})});
+      // With no early stop: a run that starts at a flat list and meets a
+      // list of them, and a dict run of flat dicts.
+      Node* flat_list = g.list(
+          {g.list({g.integer(8), g.integer(9)}),
+           g.list({g.list({g.integer(1), g.integer(2)}), g.list({g.integer(3), g.integer(4)})})});
+      Node* flat_dict =
+          g.dict({g.integer(1), g.dict({g.integer(1), g.none(), g.integer(2), g.none()}),
+                  g.integer(2), g.dict({g.integer(3), g.none(), g.integer(4), g.none()})});
+      for (Node* v : {in_list, in_dict, flat_list, flat_dict}) {
+        EncodeOptions options;
+        options.max_depth = limit;
+        options.protocol = 3;
+        const bool without_runs = throws(v, options);
+        options.protocol = 5;
+        const bool with_runs = throws(v, options);
+        EXPECT_EQ(with_runs, without_runs) << (v == in_list     ? "in a list"
+                                               : v == in_dict   ? "in a dict"
+                                               : v == flat_list ? "flat list"
+                                                                : "flat dict")
+                                           << ", limit " << limit << ", depth " << deep;
+        (with_runs ? thrown : written) += 1;
+      }
+    }
+  }
+  EXPECT_GT(thrown, 0);
+  EXPECT_GT(written, 0);
 }
 
 // Each container holds the next one as its first (and only) child: the path
