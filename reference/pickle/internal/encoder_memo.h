@@ -98,8 +98,8 @@ class NodeMemo {
   }
 
  public:
-  // The table as a loop of many probes sees it (the encoder's runs of short
-  // strs, encoder_atoms.h): its fields copied where the compiler can keep
+  // The table as a loop of many probes sees it (the encoder's runs of
+  // entries, encoder_tasks.h): its fields copied where the compiler can keep
   // them in registers across the loop's stores into the output. `room`
   // more keys may be added before the table must grow; the loop stops
   // before that and close_run() writes the count back.
@@ -130,7 +130,6 @@ class NodeMemo {
   void close_run(const Run& run) { size_ = limit_ - run.room; }
 
  private:
-
   std::size_t index(const Node* key) const { return hash_index(key, shift_); }
 
   bool place(const Node* key, MemoId value) {

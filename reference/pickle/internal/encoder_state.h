@@ -12,7 +12,9 @@
 //  - the memo (memo_put, memo_get, the memo by value of singletons):
 //    internal/encoder_memo.h;
 //  - the task machine, the explicit stack that replaces save()'s recursion,
-//    and the batch loops (batch_list_exact...): internal/encoder_tasks.h;
+//    the batch loops (batch_list_exact...) and the runs of entries they
+//    write in place (strs, atoms and flat containers, with the writer's
+//    and the memo's state in locals): internal/encoder_tasks.h;
 //  - the atom fast path (items written in place, runs of small ints and
 //    Nones): internal/encoder_atoms.h;
 //  - save() and the save_* of each kind, with the reduce forms old protocols

@@ -157,6 +157,8 @@ template <Kind K>
 //  - lists and dicts save_flat_here() writes whole (2 to 999 entries, the
 //    first an atom), as items and as a dict's values: their opening, memo
 //    and run of atoms, or a memo get;
+//  - as a sequence's items, lists of 2 to 999 of all these (LIST's pairs
+//    of lists), written whole as save_list_or_dict_as() writes them;
 // and writes them with the writer's state, the memo table's fields and the
 // next memo id held in locals. What it writes is what save() would write
 // entry by entry: it makes the checks save() makes before each entry once
@@ -164,8 +166,8 @@ template <Kind K>
 // which one could fire (frame full, buffer short, memo table to grow, memo
 // ids used up); the general path then writes that entry. A container whose
 // atoms stop early (an entry that is not an atom) is finished by the
-// general path, save_flat_rest(), as save_flat_here() does, and the run
-// goes on after it.
+// general path, save_flat_rest(), as save_flat_here() does (and then the
+// rest of the list holding it, if any), and the run goes on after it.
 
 // The most the run may write for `n` (opcodes, sizes, text, MEMOIZE and
 // store_word's 8 bytes of slack), or 0 when the run does not take it.
