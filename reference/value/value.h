@@ -7,6 +7,7 @@
 // which is what makes pointers stable identities.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -215,6 +216,16 @@ struct Node {
     borrowed_ = true;
   }
   bool borrowed() const { return borrowed_; }
+
+  // kind == Int && !big as one test of one load (the encoder's atom runs):
+  // the node's first four bytes, kind and big among them, read as a word,
+  // the layout reset() writes.
+  [[gnu::always_inline]] bool is_small_int() const {
+    static_assert(std::endian::native == std::endian::little, "kind is the word's low byte");
+    std::uint32_t head;
+    std::memcpy(&head, reinterpret_cast<const unsigned char*>(this), sizeof head);
+    return (head & 0x00ff00ffu) == static_cast<std::uint8_t>(Kind::Int);
+  }
   // Points at bytes the node's Graph owns (its payload arena, see
   // Graph::copy_payload): owned by the value, not borrowed.
   void set_graph_owned(std::string_view bytes) {

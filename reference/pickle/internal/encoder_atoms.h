@@ -212,10 +212,10 @@ Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last)
   // four-byte ones (TUPLE) in loops of their own while they last; the
   // other atoms one at a time.
   const auto small_int = [](const Node* n) {
-    return n->kind == Kind::Int && !n->big && static_cast<std::uint64_t>(n->small) < 0x100;
+    return n->is_small_int() && static_cast<std::uint64_t>(n->small) < 0x100;
   };
   const auto binint = [](const Node* n) {
-    return n->kind == Kind::Int && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX &&
+    return n->is_small_int() && n->small >= INT32_MIN && n->small <= INT32_MAX &&
            static_cast<std::uint64_t>(n->small) >= 0x10000;
   };
   for (; p != last; ++p) {
@@ -255,7 +255,7 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
     // The commonest pair (dict.fromkeys(range(n)), pyperformance's
     // MICRO_DICT): a one-byte int and None, BININT1 and NONE in one store,
     // in a loop of its own while they last.
-    if (key->kind == Kind::Int && value->kind == Kind::None && !key->big &&
+    if (key->is_small_int() && value->kind == Kind::None &&
         static_cast<std::uint64_t>(key->small) < 0x100) {
       for (;;) {
         store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
@@ -267,7 +267,7 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
         key = p[0];
         value = p[1];
         if (key == nullptr || value == nullptr) return {p, c};
-        if (key->kind != Kind::Int || value->kind != Kind::None || key->big ||
+        if (!key->is_small_int() || value->kind != Kind::None ||
             static_cast<std::uint64_t>(key->small) >= 0x100) {
           break;
         }

@@ -828,6 +828,23 @@ TEST(GraphMemory, ReusedNodesStartWithEveryFlagClear) {
   }
 }
 
+// is_small_int() reads kind and big as one word: it is kind == Int && !big
+// for every kind, whatever the node's other flags hold.
+TEST(GraphMemory, IsSmallIntIsAnIntHeldInSmall) {
+  Graph g;
+  for (int k = 0; k <= static_cast<int>(kLastKind); ++k) {
+    for (int bits = 0; bits < 16; ++bits) {
+      Node* n = g.make(static_cast<Kind>(k));
+      n->big = (bits & 1) != 0;
+      n->flag = (bits & 2) != 0;
+      n->supplied = (bits & 4) != 0 ? Supplied::Writable : Supplied::None;
+      if ((bits & 8) != 0) n->set_borrowed("xy", 2);
+      EXPECT_EQ(n->is_small_int(), n->kind == Kind::Int && !n->big)
+          << kind_name(n->kind) << " bits " << bits;
+    }
+  }
+}
+
 // A graph of at most a few chunks hands its list of chunks on whole, and the
 // next graph on the thread takes it at its first node: node(i) is the i-th
 // node made across the chunks taken so, the chunks taken from the cache or
