@@ -16,8 +16,11 @@
 // - A second BUILD on the same object is BadValue: the model holds one state.
 //   BUILD on anything but an Object is BadValue too.
 // - REDUCE immediately followed by POP, calling f with (obj, state) where obj
-//   is an Object without state, is how CPython writes a reduce value's
-//   state_setter; it becomes obj's state and state_setter.
+//   is an Object without state and the tuple is the one TUPLE2 made just
+//   before the REDUCE, is how CPython writes a reduce value's state_setter;
+//   it becomes obj's state and state_setter. A tuple from the memo is not
+//   one: REDUCE, POP on a memoized tuple drops a second copy of an object
+//   that its own arguments reached.
 // - Dict items and set items are kept as the stream lists them: the model does
 //   not hash, so duplicate keys are not merged.
 // - An out-of-band buffer's readonly flag is what the stream says
@@ -714,12 +717,20 @@ class Decoder {
     slot = graph_.persid(slot);
   }
 
-  // The made object, which becomes last_reduce_ for the next opcode.
+  // The made object if it may be a state_setter call, which becomes
+  // last_reduce_ for the next opcode; nullptr if not.
+  //
+  // Both CPython picklers write a setter's call as setter, obj, state,
+  // TUPLE2, REDUCE, POP, the tuple made there and never memoized. A REDUCE
+  // whose tuple comes from the memo is no setter call, even if a POP follows:
+  // it is how a pickler drops a second copy of an object whose argument
+  // tuple reached the object itself (save_reduce() finds the object memoized
+  // once its arguments are written, pops the copy and fetches the first).
   [[gnu::always_inline]] Node* load_reduce() {
     const auto [callable, args] = pop_call();
     Node* reduced = reduce(callable, args);
     push(reduced);
-    return reduced;
+    return args == last_tuple2_ ? reduced : nullptr;
   }
 
   [[gnu::always_inline]] void load_string() {
@@ -803,8 +814,8 @@ class Decoder {
     stack_.resize(mark);
   }
 
-  // TUPLE1, TUPLE2, TUPLE3.
-  [[gnu::always_inline]] void load_tuple_n(std::size_t n) {
+  // TUPLE1, TUPLE2, TUPLE3; the tuple made.
+  [[gnu::always_inline]] Node* load_tuple_n(std::size_t n) {
     if (stack_.size() < fence() + n) underflow();
     charge_node(0, n);
     Node* t = graph_.make(Kind::Tuple);
@@ -812,6 +823,7 @@ class Decoder {
     stack_.resize(stack_.size() - n);
     moved_ += n;
     push(t);
+    return t;
   }
 
   [[gnu::always_inline]] void load_global() { push(global_from_lines(false)); }
@@ -927,7 +939,11 @@ class Decoder {
   Memo& memo_ = (*scratch_).memo;
   std::vector<Node*>& objects_ = (*scratch_).objects;
   std::size_t next_buffer_ = 0;
-  Node* last_reduce_ = nullptr;  // the REDUCE result, while the next opcode runs
+  // A state_setter call, while the opcode after it runs: the REDUCE result
+  // whose argument tuple is last_tuple2_.
+  Node* last_reduce_ = nullptr;
+  // The tuple TUPLE2 made, while the opcode after it runs.
+  Node* last_tuple2_ = nullptr;
 
   // Interned Global nodes: the first kFewGlobals made, then a table.
   static constexpr std::size_t kFewGlobals = 8;
@@ -1157,6 +1173,7 @@ void Decoder::load_readonly_buffer() {
 
 inline void Decoder::step(std::uint8_t code) {
   Node* reduced = nullptr;  // becomes last_reduce_ for the next opcode
+  Node* tuple2 = nullptr;   // becomes last_tuple2_
   switch (static_cast<Op>(code)) {
     case Op::MARK: load_mark(); break;
     case Op::STOP: load_stop(); break;
@@ -1199,7 +1216,7 @@ inline void Decoder::step(std::uint8_t code) {
     case Op::TUPLE: push(from_mark(Kind::Tuple)); break;
     case Op::FROZENSET: push(from_mark(Kind::FrozenSet)); break;
     case Op::TUPLE1: load_tuple_n(1); break;
-    case Op::TUPLE2: load_tuple_n(2); break;
+    case Op::TUPLE2: tuple2 = load_tuple_n(2); break;
     case Op::TUPLE3: load_tuple_n(3); break;
     case Op::GLOBAL: load_global(); break;
     case Op::INST: load_inst(); break;
@@ -1229,6 +1246,7 @@ inline void Decoder::step(std::uint8_t code) {
     case Op::READONLY_BUFFER: load_readonly_buffer(); break;
   }
   last_reduce_ = reduced;
+  last_tuple2_ = tuple2;
 }
 
 void Decoder::refuse_opcode(std::uint8_t code) {
@@ -1388,6 +1406,7 @@ void Decoder::run_fast() {
   const std::uint8_t* const stop = start + room;
   Node* const* const small = small_ints_.data();
   const std::uint8_t* p = start;
+  const std::uint8_t* tuple_end = nullptr;  // where the last TUPLEn ended
   while (p < stop) {
     const std::uint8_t code = *p;
     const std::size_t left = static_cast<std::size_t>(end - p);
@@ -1549,6 +1568,7 @@ void Decoder::run_fast() {
         moved_ += n;
         *sp++ = t;
         p += 1;
+        tuple_end = p;
         break;
       }
       case kFastStop:
@@ -1574,6 +1594,9 @@ out:
     in_.skip_to(static_cast<std::size_t>(p - data));
     steps_ += steps;
     last_reduce_ = nullptr;  // none of these is a REDUCE
+    // The last of them made a TUPLE2 tuple if a TUPLEn ended where they stop.
+    last_tuple2_ =
+        tuple_end == p && p[-1] == static_cast<std::uint8_t>(Op::TUPLE2) ? sp[-1] : nullptr;
   }
 }
 

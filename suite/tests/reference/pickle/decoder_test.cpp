@@ -460,6 +460,33 @@ constexpr std::string_view kRecTuple[] = {
     "\x80\x05\x95\x0b\x00\x00\x00\x00\x00\x00\x00]\x94h\x00\x85\x94"
     "a0h\x01."sv,
 };
+// o = mod.make() with state {'k': r}, r = mod.make(o, [r]): r's argument
+// tuple reaches r again, so the pickler writes r twice and drops the outer
+// copy (REDUCE, POP, then the memo's r) before o's BUILD. What the C pickler
+// writes (encoder-hashes row obj_reached_from_its_args); from protocol 2 the
+// dropped call is on a TUPLE2 tuple, as a state_setter's call is.
+constexpr std::string_view kReachedFromArgs[] = {
+    "cmod\nmake\np0\n(tRp1\n(dp2\nVk\np3\ng0\n(g1\n(lp4\ng0\n(g1\ng4\ntp5\nRp6\na000g5\nR0g6\nsb."sv,
+    "cmod\nmake\nq\x00)Rq\x01}q\x02X\x01\x00\x00\x00kq\x03h\x00(h\x01]q\x04h\x00("
+    "h\x01h\x04tq\x05Rq\x06"
+    "a1h\x05R0h\x06sb."sv,
+    "\x80\x02"
+    "cmod\nmake\nq\x00)Rq\x01}q\x02X\x01\x00\x00\x00kq\x03h\x00h\x01]"
+    "q\x04h\x00h\x01h\x04\x86q\x05Rq\x06"
+    "a00h\x05R0h\x06sb."sv,
+    "\x80\x03"
+    "cmod\nmake\nq\x00)Rq\x01}q\x02X\x01\x00\x00\x00kq\x03h\x00h\x01]"
+    "q\x04h\x00h\x01h\x04\x86q\x05Rq\x06"
+    "a00h\x05R0h\x06sb."sv,
+    "\x80\x04\x95"
+    "4\x00\x00\x00\x00\x00\x00\x00\x8c\x03mod\x94\x8c\x04make\x94\x93\x94)R\x94}"
+    "\x94\x8c\x01k\x94h\x02h\x03]\x94h\x02h\x03h\x06\x86\x94R\x94"
+    "a00h\x07R0h\x08sb."sv,
+    "\x80\x05\x95"
+    "4\x00\x00\x00\x00\x00\x00\x00\x8c\x03mod\x94\x8c\x04make\x94\x93\x94)R\x94}"
+    "\x94\x8c\x01k\x94h\x02h\x03]\x94h\x02h\x03h\x06\x86\x94R\x94"
+    "a00h\x07R0h\x08sb."sv,
+};
 constexpr std::string_view kKwP4 =
     "\x80\x04\x95\x1d\x00\x00\x00\x00\x00\x00\x00\x8c\x03mod\x94\x8c\x02KW\x94\x93\x94K\x01\x85"
     "\x94}\x94\x8c\x01k\x94K\x02s\x92\x94."sv;
@@ -790,6 +817,49 @@ TEST(Decoder, StateSetterIsRecognised) {
     o->obj()->state_setter = w.glob("mod", "setter");
     expect_same(got, o);
   }
+}
+
+// The setter's TUPLE2 read by the general loop rather than the fast one:
+// the fast loop takes at most 4,096 bytes at a time, and here TUPLE2 is the
+// first byte after such a run (BINGET, EMPTY_LIST, MARK, 4,091 NONEs,
+// APPENDS).
+TEST(Decoder, StateSetterIsRecognisedWhereTheFastLoopStops) {
+  constexpr std::size_t kNones = 4091;
+  std::string stream =
+      "\x80\x02"
+      "cmod\nS\nq\x00)Rq\x01"
+      "cmod\nsetter\nq\x02"s;
+  const std::size_t run_start = stream.size();
+  stream += "h\x01]("s + std::string(kNones, 'N') + "e";
+  ASSERT_EQ(stream.size() - run_start, 4096u);
+  stream += "\x86R0.";
+  Graph g, want;
+  Build w{want};
+  const Node* got = decode_ok(stream, g);
+  Node* o = w.obj(w.glob("mod", "S"), w.tuple({}));
+  std::vector<Node*> nones;
+  for (std::size_t i = 0; i < kNones; ++i) nones.push_back(w.none());
+  o->obj()->state = w.list(nones);
+  o->obj()->state_setter = w.glob("mod", "setter");
+  expect_same(got, o);
+}
+
+// REDUCE then POP on a tuple from the memo is not a state_setter's call,
+// even when the tuple is (object without state, value): it drops a second
+// copy of an object its own arguments reached, and the object's BUILD
+// follows. Taking it for a setter gave o the state r's copy and refused
+// o's own BUILD as a second one.
+TEST(Decoder, AReduceReachedFromItsArgumentsIsNoStateSetter) {
+  each_protocol(kReachedFromArgs, [](int, const Node* got, Build& w) {
+    Node* o = w.obj(w.glob("mod", "make"), w.tuple({}));
+    Node* inner = w.list({});
+    Node* r = w.obj(w.glob("mod", "make"), w.tuple({o, inner}));
+    inner->items.push_back(r);
+    o->obj()->state = w.dict({w.s("k"), r});
+    expect_same(got, o);
+    ASSERT_EQ(got->kind, Kind::Object);
+    EXPECT_EQ(got->obj()->state_setter, nullptr);
+  });
 }
 
 TEST(Decoder, PersistentIds) {
