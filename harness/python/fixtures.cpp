@@ -1,9 +1,14 @@
 #include "harness/python/fixtures.h"
 
 #include <mutex>
+#include <set>
+#include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "harness/gen/fixtures.h"
+#include "harness/gen/shape.h"
 #include "harness/python/bridge.h"
 #include "harness/subjects/subject.h"
 #include "reference/value/equal.h"
@@ -64,6 +69,65 @@ Node* describe(PyObject* object, Graph& graph, int protocol) {
   return described;
 }
 
+// Whether `root` holds one node per value that CPython keeps one object for
+// ('' and one-character latin-1 strs, b'' and one-byte bytes), as generated
+// values do (gen::is_singleton; globals aside, whose extension references
+// are a node each by design). Real objects
+// can hold two such strs: an instance attribute's name is the interned
+// 'a' of the class's code, which in CPython 3.11 is another object than the
+// 'a' every other one-character str is. The C pickler writes both, but the
+// reference memoizes such a str by its text, as it must for every other
+// one, so no description holds them apart.
+bool one_node_per_singleton(const Node* root) {
+  std::set<std::pair<Kind, std::string_view>> values;
+  std::unordered_set<const Node*> seen;
+  std::vector<const Node*> todo{root};
+  while (!todo.empty()) {
+    const Node* n = todo.back();
+    todo.pop_back();
+    if (n == nullptr || !seen.insert(n).second) continue;
+    if ((n->kind == Kind::Str || n->kind == Kind::Bytes) && gen::is_singleton(*n) &&
+        !values.emplace(n->kind, n->payload()).second) {
+      return false;
+    }
+    for (const Node* child : gen::children(*n)) todo.push_back(child);
+  }
+  return true;
+}
+
+// Whether an object of `root` is reached again from its own callable or
+// arguments. Pickle then calls the object's __reduce_ex__ a second time, for
+// the copy it drops (REDUCE, POP, the memo's object), and a fixture's
+// __reduce__ builds its argument tuple afresh on each call: the C pickler
+// writes the second tuple anew, where the reference, whose description holds
+// one tuple, finds it memoized and fetches it.
+bool reached_from_its_arguments(const Node* root) {
+  std::vector<const Node*> objects;
+  {
+    std::unordered_set<const Node*> seen;
+    std::vector<const Node*> todo{root};
+    while (!todo.empty()) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == nullptr || !seen.insert(n).second) continue;
+      if (n->kind == Kind::Object && n->obj() != nullptr) objects.push_back(n);
+      for (const Node* child : gen::children(*n)) todo.push_back(child);
+    }
+  }
+  for (const Node* o : objects) {
+    std::unordered_set<const Node*> seen;
+    std::vector<const Node*> todo{o->obj()->callable, o->obj()->args};
+    while (!todo.empty()) {
+      const Node* n = todo.back();
+      todo.pop_back();
+      if (n == o) return true;
+      if (n == nullptr || !seen.insert(n).second) continue;
+      for (const Node* child : gen::children(*n)) todo.push_back(child);
+    }
+  }
+  return false;
+}
+
 // The Python subjects build their objects from the description, not from
 // the requests. Where those objects reduce to something else, the
 // description cannot stand for them: a str shared between a generated value
@@ -74,6 +138,7 @@ Node* describe(PyObject* object, Graph& graph, int protocol) {
 // sets in any order: a rebuilt set may iterate in another order, which the
 // bytes properties allow for (a subject's set order is its own).
 bool describes_its_rebuilt_objects(const Node* value, int protocol) {
+  if (!one_node_per_singleton(value) || reached_from_its_arguments(value)) return false;
   PyRef rebuilt = to_python(value);
   Graph again;
   return equal(describe(rebuilt.get(), again, protocol), value);
@@ -88,7 +153,8 @@ Node* resolve_fixture_requests(const Node* root, Graph& graph, int protocol) {
   if (!describes_its_rebuilt_objects(described, protocol)) {
     throw SubjectError("BridgeError",
                        "the objects built from the description of the fixture objects reduce "
-                       "to another value (their sharing differs)");
+                       "to another value (their sharing differs), or to one the reference "
+                       "cannot write as the C pickler does (see fixtures.cpp)");
   }
   return described;
 }
