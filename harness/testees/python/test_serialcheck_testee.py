@@ -823,6 +823,33 @@ def test_persistent_ids_dump_and_load(preset, python):
         d.close()
 
 
+@pytest.mark.parametrize("pid", [" \\", "a\\x", "\\"])
+def test_a_pid_pickletools_cannot_read_still_gets_persistent_load(pid):
+    # PERSID's line has no escapes, but pickletools decodes them: a protocol 0
+    # pid ending in a backslash (or holding \x) makes genops raise. The
+    # stream still holds a persistent id, and loads must give it the
+    # fixtures' persistent_load (without it: "unsupported persistent id").
+    value = {"list": [{"persid": pid}, 1]}
+    obj = st.value_from_json(value)
+    f = io.BytesIO()
+    fixtures().PersistentPickler(f, protocol=0).dump(obj)
+    data = f.getvalue()
+    with pytest.raises(Exception):
+        list(pickletools.genops(data))
+    assert st.holds_persistent_ids(data)
+    assert not st.holds_persistent_ids(b"(lp0\nI1\na.")
+    d = Driver(["--preset", "zodbpickle-py", "--without-kinds", "ndarray,tensor"])
+    try:
+        hello = d.hello()
+        if not hello["ok"]:
+            pytest.skip("preset zodbpickle-py: %s" % hello["error"]["message"])
+        doc, _ = d.ask({"op": "loads", "max_protocol": 5, "writeable": []}, [data])
+        assert doc["ok"], doc
+        assert doc["value"] == json.loads(st.canonical_json(value))
+    finally:
+        d.close()
+
+
 def test_persistent_ids_in_this_process():
     obj = st.value_from_json(PERSISTENT_VALUE)
     assert type(obj[0]) is fixtures().Persistent and obj[0].pid == "x"
