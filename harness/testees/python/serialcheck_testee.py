@@ -40,6 +40,7 @@ import pickle
 import pickletools
 import platform
 import re
+import select
 import struct
 import sys
 import threading
@@ -1677,6 +1678,12 @@ class _Stream(object):
         got = 0
         while got < n:
             k = self.inp.readinto(view[got:])
+            if k is None:
+                # A non-blocking input with nothing in it yet (the runner
+                # hands over a blocking pipe, but whoever started this process
+                # may not): wait for it rather than take it for the end.
+                select.select([self.inp], [], [])
+                continue
             if not k:
                 if got == 0:
                     return None

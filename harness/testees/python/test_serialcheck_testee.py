@@ -19,6 +19,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -468,6 +469,28 @@ def test_bench_and_shutdown(pickle_adapter):
 def test_end_of_input_exits_zero(pickle_adapter):
     pickle_adapter.hello()
     assert pickle_adapter.close() == 0
+
+
+def test_a_non_blocking_input_is_waited_for_not_taken_for_its_end():
+    # Given a non-blocking standard input that is still empty, a read finds
+    # nothing (EAGAIN) rather than the end: the adapter waits for the hello.
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    proc = subprocess.Popen([sys.executable, ADAPTER, "--preset", "pickle"], stdin=r,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(r)
+    try:
+        time.sleep(0.5)  # the adapter is up and reading by now
+        assert proc.poll() is None, proc.stderr.read()
+        body = json.dumps({"op": "hello", "protocol": 1}).encode("utf-8")
+        os.write(w, struct.pack("<I", len(body)) + body)
+        (n,) = struct.unpack("<I", proc.stdout.read(4))
+        assert json.loads(proc.stdout.read(n).decode("utf-8"))["ok"] is True
+    finally:
+        os.close(w)
+        assert proc.wait(timeout=30) == 0
+        proc.stdout.close()
+        proc.stderr.close()
 
 
 NOISY = '''
