@@ -1,5 +1,6 @@
 #include "harness/python/fixtures.h"
 
+#include <initializer_list>
 #include <mutex>
 #include <set>
 #include <string>
@@ -69,30 +70,37 @@ Node* describe(PyObject* object, Graph& graph, int protocol) {
   return described;
 }
 
-// Whether `root` holds one node per value that CPython keeps one object for
-// ('' and one-character latin-1 strs, b'' and one-byte bytes), as generated
-// values do (gen::is_singleton; globals aside, whose extension references
-// are a node each by design). Real objects
-// can hold two such strs: an instance attribute's name is the interned
-// 'a' of the class's code, which in CPython 3.11 is another object than the
-// 'a' every other one-character str is. The C pickler writes both, but the
-// reference memoizes such a str by its text, as it must for every other
-// one, so no description holds them apart.
-bool one_node_per_singleton(const Node* root) {
-  std::set<std::pair<Kind, std::string_view>> values;
+// Calls `visit` once on each node reachable from `starts` (gen::children),
+// until it returns true; whether it did.
+template <class Visit>
+bool any_reachable(std::initializer_list<const Node*> starts, Visit visit) {
   std::unordered_set<const Node*> seen;
-  std::vector<const Node*> todo{root};
+  std::vector<const Node*> todo(starts);
   while (!todo.empty()) {
     const Node* n = todo.back();
     todo.pop_back();
     if (n == nullptr || !seen.insert(n).second) continue;
-    if ((n->kind == Kind::Str || n->kind == Kind::Bytes) && gen::is_singleton(*n) &&
-        !values.emplace(n->kind, n->payload()).second) {
-      return false;
-    }
+    if (visit(n)) return true;
     for (const Node* child : gen::children(*n)) todo.push_back(child);
   }
-  return true;
+  return false;
+}
+
+// Whether `root` holds one node per value that CPython keeps one object for
+// ('' and one-character latin-1 strs, b'' and one-byte bytes), as generated
+// values do (gen::is_singleton; globals aside, whose extension references
+// are a node each by design). Real objects can hold two such strs: an
+// instance attribute's name is the interned 'a' of the class's code, which
+// in CPython 3.11 is another object than the 'a' every other one-character
+// str is. The C pickler writes both, but the reference memoizes such a str
+// by its text, as it must for every other one, so no description holds
+// them apart.
+bool one_node_per_singleton(const Node* root) {
+  std::set<std::pair<Kind, std::string_view>> values;
+  return !any_reachable({root}, [&](const Node* n) {
+    return (n->kind == Kind::Str || n->kind == Kind::Bytes) && gen::is_singleton(*n) &&
+           !values.emplace(n->kind, n->payload()).second;
+  });
 }
 
 // Whether an object of `root` is reached again from its own callable or
@@ -103,26 +111,14 @@ bool one_node_per_singleton(const Node* root) {
 // one tuple, finds it memoized and fetches it.
 bool reached_from_its_arguments(const Node* root) {
   std::vector<const Node*> objects;
-  {
-    std::unordered_set<const Node*> seen;
-    std::vector<const Node*> todo{root};
-    while (!todo.empty()) {
-      const Node* n = todo.back();
-      todo.pop_back();
-      if (n == nullptr || !seen.insert(n).second) continue;
-      if (n->kind == Kind::Object && n->obj() != nullptr) objects.push_back(n);
-      for (const Node* child : gen::children(*n)) todo.push_back(child);
-    }
-  }
+  any_reachable({root}, [&](const Node* n) {
+    if (n->kind == Kind::Object && n->obj() != nullptr) objects.push_back(n);
+    return false;
+  });
   for (const Node* o : objects) {
-    std::unordered_set<const Node*> seen;
-    std::vector<const Node*> todo{o->obj()->callable, o->obj()->args};
-    while (!todo.empty()) {
-      const Node* n = todo.back();
-      todo.pop_back();
-      if (n == o) return true;
-      if (n == nullptr || !seen.insert(n).second) continue;
-      for (const Node* child : gen::children(*n)) todo.push_back(child);
+    if (any_reachable({o->obj()->callable, o->obj()->args},
+                      [o](const Node* n) { return n == o; })) {
+      return true;
     }
   }
   return false;
