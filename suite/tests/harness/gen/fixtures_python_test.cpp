@@ -467,6 +467,7 @@ TEST_F(PythonFixtures, ADescriptionWithTwoObjectsForOneSingletonValueIsRefused) 
 // C pickler writes that tuple anew where the reference, holding one tuple,
 // fetches it from the memo. The shrinking's check refuses the edit.
 TEST_F(PythonFixtures, AnObjectReachedFromItsOwnArgumentsIsRefused) {
+  python::install_fixture_resolver();  // gen::rebuilds_to_itself asks the interpreter
   Graph g;
   Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
   Node* request = g.object(make, g.tuple({g.str("reduce3"), g.integer(1), g.integer(2)}));
