@@ -124,6 +124,23 @@ bool reached_from_its_arguments(const Node* root) {
   return false;
 }
 
+// Whether a PickleBuffer is reached twice. Out of band the C pickler writes
+// it at each reference (NEXT_BUFFER is never memoized) and it loads as two;
+// in band it is memoized and loads as one. Generated values never share one
+// (gen/build.cpp); a fixture object may (NewArgs keeps its argument as its
+// attribute), and no one description holds both readings.
+bool shares_a_buffer(const Node* root) {
+  std::unordered_set<const Node*> buffers;
+  return any_reachable({root}, [&](const Node* n) {
+    for (const Node* child : gen::children(*n)) {
+      if (child != nullptr && child->kind == Kind::PickleBuffer && !buffers.insert(child).second) {
+        return true;
+      }
+    }
+    return false;
+  });
+}
+
 // The Python subjects build their objects from the description, not from
 // the requests. Where those objects reduce to something else, the
 // description cannot stand for them: a str shared between a generated value
@@ -134,7 +151,10 @@ bool reached_from_its_arguments(const Node* root) {
 // sets in any order: a rebuilt set may iterate in another order, which the
 // bytes properties allow for (a subject's set order is its own).
 bool describes_its_rebuilt_objects(const Node* value, int protocol) {
-  if (!one_node_per_singleton(value) || reached_from_its_arguments(value)) return false;
+  if (!one_node_per_singleton(value) || reached_from_its_arguments(value) ||
+      shares_a_buffer(value)) {
+    return false;
+  }
   PyRef rebuilt = to_python(value);
   Graph again;
   return equal(describe(rebuilt.get(), again, protocol), value);

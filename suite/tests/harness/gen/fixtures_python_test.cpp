@@ -274,6 +274,33 @@ TEST_F(PythonFixtures, ResolvedValuesHoldOnlyWhatPickleWrites) {
   }
 }
 
+// NewArgs keeps its argument as its attribute, so a PickleBuffer argument
+// is one object reached twice (through __getnewargs__ and the state). In
+// band the C pickler memoizes it; out of band it writes it twice (NEXT_BUFFER
+// is never memoized) and it loads as two. No description holds both, so it
+// is refused; a buffer reached once (Plain keeps only the state) stands.
+TEST_F(PythonFixtures, ABufferReachedTwiceIsRefused) {
+  Graph g;
+  Node* make = g.global(std::string(gen::kFixturesModule), std::string(gen::kFixtureMaker));
+  auto with_buffer = [&](const char* kind) {
+    return g.object(make,
+                    g.tuple({g.str(kind), g.pickle_buffer(std::string("p"), false), g.none()}));
+  };
+  Graph out;
+  EXPECT_THROW(python::resolve_fixture_requests(with_buffer("newargs"), out, 5), SubjectError);
+  Graph fine;
+  EXPECT_NO_THROW(python::resolve_fixture_requests(with_buffer("plain"), fine, 5));
+  // Why: out of band the C pickler writes two NEXT_BUFFERs for the one buffer.
+  python::Gil gil;
+  python::PyRef objects = python::to_python(with_buffer("newargs"));
+  python::PyRef count = python::eval(
+      "lambda o: [op.name for op, _, _ in __import__('pickletools').genops(__import__('pickle')"
+      ".dumps(o, protocol=5, buffer_callback=lambda b: False))].count('NEXT_BUFFER')");
+  python::PyRef n = python::PyRef::steal(PyObject_CallOneArg(count.get(), objects.get()));
+  ASSERT_TRUE(n.get() != nullptr && PyLong_Check(n.get()));
+  EXPECT_EQ(PyLong_AsLong(n.get()), 2);
+}
+
 // Persistent ids through the Python subjects: the C pickler with the
 // fixtures module's persistent_id writes what the reference writes (PERSID at
 // protocol 0, BINPERSID above), and each pickle subject reads them back.
