@@ -188,8 +188,11 @@ void Encoder::reduce_end(const Node* n) {
   }
   memo_put_node(n);
   const ObjectParts& parts = *n->obj();
+  // A state of None is written (NONE, BUILD): a pickler writes no BUILD
+  // for a reduce whose state is None, so a value holds one only when a
+  // stream had it, and a loader calls __setstate__(None) for it.
   const Node* state = parts.state;
-  if (state != nullptr && state->kind != Kind::None) {
+  if (state != nullptr) {
     const Node* setter = parts.state_setter;
     if (setter == nullptr || setter->kind == Kind::None) {
       push_op(Op::BUILD);

@@ -1063,6 +1063,41 @@ TEST(Decoder, InstAndObjAreMarkedInstantiate) {
   }
 }
 
+// BUILD with None is kept as a state of None, apart from no state: a loader
+// calls __setstate__(None) for it (a class without __setstate__ ignores it).
+// A pickler never writes it (a reduce's None state is no state), so only a
+// decoded value holds one, and writing that value again writes NONE, BUILD:
+// the stream the value came from, byte for byte.
+TEST(Decoder, BuildWithNoneIsWrittenBackAsItWasRead) {
+  const std::string_view streams[] = {
+      "c__main__\nC\np0\n(tRp1\nNb."sv,  // protocol 0
+      "\x80\x02"
+      "c__main__\nC\nq\x00)\x81q\x01Nb."sv,  // protocol 2, NEWOBJ
+  };
+  for (std::string_view stream : streams) {
+    Graph g;
+    const Node* got = decode_ok(stream, g);
+    ASSERT_TRUE(got);
+    ASSERT_EQ(got->kind, Kind::Object);
+    ASSERT_NE(got->obj()->state, nullptr);
+    EXPECT_EQ(got->obj()->state->kind, Kind::None);
+    EXPECT_NE(to_json(got).find(R"("state":null)"), std::string::npos) << to_json(got);
+    pickle::EncodeOptions options;
+    options.protocol = stream[0] == '\x80' ? 2 : 0;
+    const std::string again = pickle::encode(got, options).bytes;
+    EXPECT_EQ(test_support::hex(again), test_support::hex(stream));
+    Graph h;
+    const Node* back = decode_ok(again, h);
+    ASSERT_TRUE(back);
+    EXPECT_TRUE(equal(got, back)) << test_support::hex(again);
+    // Negative control: without its state the value is another one.
+    Graph k;
+    Build w{k};
+    Node* stateless = w.obj(w.glob("__main__", "C"), w.tuple({}));
+    EXPECT_FALSE(equal(got, stateless));
+  }
+}
+
 TEST(Decoder, Python2StringsAreAsciiText) {
   Graph g1, g2, g3, g4, g5, want;
   Build w{want};
