@@ -339,6 +339,14 @@ void Encoder::save_bytes_data(std::string_view data, bool stable) {
 void Encoder::save_counted(std::string_view data, bool stable, bool short_size,
                            const CountedOps& ops, const char* what) {
   const std::size_t size = data.size();
+  // The commonest case (a global's names, a short bytes), written in place:
+  // with fast_room, write_payload() would open no frame and not grow.
+  if (size <= 0xff && short_size && fast_room(size + 8)) [[likely]] {
+    store_word(cur_, static_cast<std::uint8_t>(op(ops.size1)) | std::uint64_t{size} << 8);
+    copy_bytes(cur_ + 2, data.data(), size);
+    cur_ += size + 2;
+    return;
+  }
   if (size <= 0xff && short_size) {
     write_payload(CountedHeader(ops.size1, size, 1).view(), data, stable);
   } else if (size <= 0xffffffffu) {

@@ -399,7 +399,8 @@ class Encoder : private PickleWriter {
   std::array<MemoId, 257> char_memo_;   // '' and one latin-1 character strs
   std::array<MemoId, 257> bytes_memo_;  // b'' and one-byte bytes
   std::unique_ptr<types::Lowering> lowering_;
-  bool singletons_ready_ = false;
+  bool singletons_ready_ = false;        // char_memo_ cleared (the runs read it directly)
+  bool bytes_singletons_ready_ = false;  // bytes_memo_ cleared
 };
 
 }  // namespace serialcheck::pickle::encoder_internal
