@@ -236,6 +236,21 @@ inline std::size_t Encoder::nested_need(const Node* n, bool singletons) {
 // run's view of the memo, taking ids from `next_id`; an atom as put_atom()
 // does. A container whose atoms stopped early is left open in
 // `unfinished`.
+// A str of 3 to 255 bytes that is no interned name, memoized by identity:
+// BINGET when the run's memo has it, else SHORT_BINUNICODE and MEMOIZE.
+template <class MemoRun>
+[[gnu::always_inline]] inline char* Encoder::put_str(char* c, const Node* n, std::string_view utf8,
+                                                     MemoRun& memo, MemoId& next_id) {
+  MemoId* slot = memo.find_or_add(n);
+  if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
+  *slot = next_id++;
+  const std::size_t size = utf8.size();
+  store_word(c, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) | std::uint64_t{size} << 8);
+  copy_bytes(c + 2, utf8.data(), size);
+  c[2 + size] = op(Op::MEMOIZE);
+  return c + size + 3;
+}
+
 template <class MemoRun>
 inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
                                 Unfinished& unfinished) {
@@ -339,6 +354,26 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     }
     Unfinished unfinished;
     for (; p != last; p += kWidth) {
+      if constexpr (kWidth == 2 && !kContainers) {
+        // A str key with a str value, of 3 to 255 bytes each (no singleton,
+        // no interned name), the commonest entry of DICT and DICT_GROUP:
+        // entry_need() and put_entry() for them, their tests made once.
+        for (;;) {
+          const Node* value = p[1];  // the value first: DICT's keys are all strs
+          if (value == nullptr || value->kind != Kind::Str) break;
+          const Node* key = p[0];
+          if (key == nullptr || key->kind != Kind::Str || key->flag || value->flag) break;
+          const std::string_view k = key->payload();
+          const std::string_view v = value->payload();
+          if (k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
+          if (reinterpret_cast<std::uintptr_t>(c) + k.size() + v.size() + 16 > bound) break;
+          c = put_str(c, key, k, memo, next_id);
+          c = put_str(c, value, v, memo, next_id);
+          p += 2;
+          if (p == last) break;
+        }
+        if (p == last) break;
+      }
       // A dict's keys are taken when they are strs or atoms, its values
       // and a sequence's items also when they are flat containers (and a
       // sequence's, lists of such).
