@@ -296,9 +296,8 @@ class Encoder : private PickleWriter {
     const Node* outer = nullptr;
     std::size_t outer_next = 0;
   };
-  template <class MemoRun>
-  [[gnu::always_inline]] static inline char* put_str(char* c, const Node* n, std::string_view utf8,
-                                                     MemoRun& memo, MemoId& next_id);
+  [[gnu::always_inline]] static inline char* put_str(char* c, MemoId* slot, std::string_view utf8,
+                                                     MemoId& next_id);
   template <class MemoRun>  // NodeMemo::Run (NodeMemo is defined in encoder_memo.h)
   [[gnu::always_inline]] inline char* put_entry(char* c, const Node* n, MemoRun& memo,
                                                 MemoId& next_id, Unfinished& unfinished);

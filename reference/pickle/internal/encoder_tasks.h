@@ -230,18 +230,11 @@ inline std::size_t Encoder::nested_need(const Node* n, bool singletons) {
   return c + 5;
 }
 
-// Writes `n`, which entry_need() took, at `c` and returns the new end: a
-// str as save_str() writes it and a container as save_flat_here() does
-// (a list of such as save_list_or_dict_as(), see put_nested), through the
-// run's view of the memo, taking ids from `next_id`; an atom as put_atom()
-// does. A container whose atoms stopped early is left open in
-// `unfinished`.
-// A str of 3 to 255 bytes that is no interned name, memoized by identity:
-// BINGET when the run's memo has it, else SHORT_BINUNICODE and MEMOIZE.
-template <class MemoRun>
-[[gnu::always_inline]] inline char* Encoder::put_str(char* c, const Node* n, std::string_view utf8,
-                                                     MemoRun& memo, MemoId& next_id) {
-  MemoId* slot = memo.find_or_add(n);
+// A str of at most 255 bytes whose memo slot is `slot` (by identity, or
+// by value for a singleton): BINGET when the slot holds an id, else
+// SHORT_BINUNICODE and MEMOIZE, the slot taking the next id.
+[[gnu::always_inline]] inline char* Encoder::put_str(char* c, MemoId* slot, std::string_view utf8,
+                                                     MemoId& next_id) {
   if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
   *slot = next_id++;
   const std::size_t size = utf8.size();
@@ -251,6 +244,12 @@ template <class MemoRun>
   return c + size + 3;
 }
 
+// Writes `n`, which entry_need() took, at `c` and returns the new end: a
+// str as save_str() writes it and a container as save_flat_here() does
+// (a list of such as save_list_or_dict_as(), see put_nested), through the
+// run's view of the memo, taking ids from `next_id`; an atom as put_atom()
+// does. A container whose atoms stopped early is left open in
+// `unfinished`.
 template <class MemoRun>
 inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
                                 Unfinished& unfinished) {
@@ -265,12 +264,7 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
     } else {
       slot = memo.find_or_add(n);
     }
-    if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
-    *slot = next_id++;
-    store_word(c, static_cast<std::uint8_t>(op(Op::SHORT_BINUNICODE)) | std::uint64_t{size} << 8);
-    copy_bytes(c + 2, utf8.data(), size);
-    c[2 + size] = op(Op::MEMOIZE);
-    return c + size + 3;
+    return put_str(c, slot, utf8, next_id);
   }
   if (kind != Kind::List && kind != Kind::Dict) return put_atom(c, n);
   // A container, as write_flat_whole() writes it.
@@ -367,8 +361,8 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
           const std::string_view v = value->payload();
           if (k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
           if (reinterpret_cast<std::uintptr_t>(c) + k.size() + v.size() + 16 > bound) break;
-          c = put_str(c, key, k, memo, next_id);
-          c = put_str(c, value, v, memo, next_id);
+          c = put_str(c, memo.find_or_add(key), k, next_id);
+          c = put_str(c, memo.find_or_add(value), v, next_id);
           p += 2;
           if (p == last) break;
         }
