@@ -245,19 +245,18 @@ inline void Encoder::memo_fresh() {
 // pickles hold no one-character str and no one-byte bytes, and clearing a
 // table (257 ids) costs about 140 instructions, a tenth of a small dumps.
 inline MemoId& Encoder::char_memo(int slot) {
-  if (!singletons_ready_) clear_singletons();
+  if (!chars_ready_) {
+    char_memo_.fill(kNoMemo);
+    chars_ready_ = true;
+  }
   return char_memo_[static_cast<std::size_t>(slot)];
 }
 inline MemoId& Encoder::bytes_memo(int slot) {
-  if (!bytes_singletons_ready_) {
+  if (!bytes_ready_) {
     bytes_memo_.fill(kNoMemo);
-    bytes_singletons_ready_ = true;
+    bytes_ready_ = true;
   }
   return bytes_memo_[static_cast<std::size_t>(slot)];
-}
-inline void Encoder::clear_singletons() {
-  char_memo_.fill(kNoMemo);
-  singletons_ready_ = true;
 }
 
 // The by-value slot of a singleton str or bytes node; nullptr for others.

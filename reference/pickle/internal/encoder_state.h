@@ -216,7 +216,6 @@ class Encoder : private PickleWriter {
   inline void memo_fresh();
   inline MemoId& char_memo(int slot);
   inline MemoId& bytes_memo(int slot);
-  inline void clear_singletons();
   inline MemoId* singleton_slot(const Node* n);
   inline MemoId find_memo(const Node* n);
   inline void memo_put_node(const Node* n);
@@ -401,8 +400,8 @@ class Encoder : private PickleWriter {
   std::array<MemoId, 257> char_memo_;   // '' and one latin-1 character strs
   std::array<MemoId, 257> bytes_memo_;  // b'' and one-byte bytes
   std::unique_ptr<types::Lowering> lowering_;
-  bool singletons_ready_ = false;        // char_memo_ cleared (the runs read it directly)
-  bool bytes_singletons_ready_ = false;  // bytes_memo_ cleared
+  bool chars_ready_ = false;  // char_memo_ cleared (the runs read it directly)
+  bool bytes_ready_ = false;  // bytes_memo_ cleared
 };
 
 }  // namespace serialcheck::pickle::encoder_internal

@@ -332,7 +332,7 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     // the buffer. An entry whose largest size reaches past it stops the
     // run.
     const std::uintptr_t bound = std::min(reinterpret_cast<std::uintptr_t>(end_), frame_limit_);
-    const bool singletons = singletons_ready_;
+    const bool singletons = chars_ready_;
     auto memo = node_memo_->open_run();
     MemoId next_id = memo_size_;
     // The run stops where the memo table would grow (at room 0) or
@@ -352,7 +352,7 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
         // A str key with a str value, of 3 to 255 bytes each (no singleton,
         // no interned name), the commonest entry of DICT and DICT_GROUP:
         // entry_need() and put_entry() for them, their tests made once.
-        for (;;) {
+        while (p != last) {
           const Node* value = p[1];  // the value first: DICT's keys are all strs
           if (value == nullptr || value->kind != Kind::Str) break;
           const Node* key = p[0];
@@ -364,7 +364,6 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
           c = put_str(c, memo.find_or_add(key), k, next_id);
           c = put_str(c, memo.find_or_add(value), v, next_id);
           p += 2;
-          if (p == last) break;
         }
         if (p == last) break;
       }
