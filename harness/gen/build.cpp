@@ -328,7 +328,8 @@ std::optional<std::string> hash_key_at(const Node* n, int depth) {
   switch (n->kind) {
     case Kind::None: return std::string("N");
     case Kind::Bool: return int_key(int64_to_twos_le(n->flag ? 1 : 0));
-    case Kind::Int: return int_key(n->big ? std::string(n->payload()) : int64_to_twos_le(n->small));
+    case Kind::Int:
+      return int_key(n->big ? std::string(n->payload()) : int64_to_twos_le(n->small()));
     case Kind::Float: {
       const double d = n->f;
       if (std::isnan(d)) return std::nullopt;

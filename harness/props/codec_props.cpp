@@ -68,9 +68,7 @@ Node* copy_buffers_in_band(const Node* root, Graph& out) {
       c = out.make(n->kind);
       c->flag = n->flag;
       c->supplied = n->supplied;
-      c->big = n->big;
-      c->small = n->small;
-      c->f = n->f;
+      c->copy_numbers(*n);
       c->set_name(n->name());
       if (!n->payload().empty()) c->set_owned(std::string(n->payload()));
       if (n->obj()) c->set_obj(std::make_unique<ObjectParts>());

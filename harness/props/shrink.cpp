@@ -29,7 +29,7 @@ TestCase edited(const TestCase& base, const Node* target, Edit edit) {
 bool simplifiable(const Node* n) {
   switch (n->kind) {
     case Kind::Bool: return n->flag;
-    case Kind::Int: return n->big || n->small != 0;
+    case Kind::Int: return n->big || n->small() != 0;
     case Kind::Float: return n->f != 0.0 || std::signbit(n->f);
     case Kind::Str:
     case Kind::Bytes:
@@ -144,8 +144,11 @@ std::vector<TestCase> shrink_candidates(const TestCase& c, std::size_t limit) {
     if (keys.count(n) != 0 || !simplifiable(n)) continue;
     out.push_back(edited(c, n, [](Node& m) {
       m.flag = m.kind == Kind::PickleBuffer ? m.flag : false;
-      m.big = false;
-      m.small = 0;
+      if (m.kind == Kind::Int) {
+        m.set_small(0);
+      } else {
+        m.drop_small();
+      }
       m.f = 0.0;
       m.set_owned(std::string());
     }));

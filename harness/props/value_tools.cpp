@@ -22,9 +22,7 @@ namespace {
 void copy_scalars(const Node* from, Node* to) {
   to->flag = from->flag;
   to->supplied = from->supplied;
-  to->big = from->big;
-  to->small = from->small;
-  to->f = from->f;
+  to->copy_numbers(*from);
   to->set_name(from->name());
   if (!from->payload().empty()) to->set_owned(std::string(from->payload()));
 }
@@ -47,7 +45,7 @@ std::string child_key(const Node* c, const std::unordered_map<const Node*, Node*
   if (is_atom(c->kind)) {
     k += c->flag ? '1' : '0';
     if (c->kind == Kind::Int) {
-      k += c->big ? minimal_twos_le(c->payload()) : int64_to_twos_le(c->small);
+      k += c->big ? minimal_twos_le(c->payload()) : int64_to_twos_le(c->small());
     }
     if (c->kind == Kind::Float) k += std::to_string(std::bit_cast<std::uint64_t>(c->f));
     return k;
@@ -279,13 +277,13 @@ bool loses(const std::vector<std::string>& lost, std::string_view what) {
 // The int's value as the nearest double (correctly rounded through its
 // decimal text).
 double int_as_double(const Node* n) {
-  if (!n->big) return static_cast<double>(n->small);
+  if (!n->big) return static_cast<double>(n->small());
   return std::strtod(twos_le_to_decimal(n->payload()).c_str(), nullptr);
 }
 
 bool fits_double_exactly(const Node* n) {
   constexpr std::int64_t kLimit = std::int64_t{1} << 53;
-  return !n->big && n->small >= -kLimit && n->small <= kLimit;
+  return !n->big && n->small() >= -kLimit && n->small() <= kLimit;
 }
 
 // Puts a dict's pairs in the order of their keys' canonical JSON, so two
@@ -308,13 +306,11 @@ void set_int_to_double(Node* n) {
   const double d = int_as_double(n);
   std::string decimal = fmt::format("{:.0f}", d);
   if (d >= -9.2e18 && d <= 9.2e18) {
-    n->big = false;
-    n->small = static_cast<std::int64_t>(d);
+    n->set_small(static_cast<std::int64_t>(d));
     n->set_owned({});
     return;
   }
-  n->big = true;
-  n->set_owned(decimal_to_twos_le(decimal).value_or(std::string()));
+  n->set_big(decimal_to_twos_le(decimal).value_or(std::string()));
 }
 
 bool valid_utf8(std::string_view s) {
@@ -370,8 +366,7 @@ void relax_in_place(Node* root, const std::vector<std::string>& lost) {
         if (int_float) {
           double d = int_as_double(n);
           n->kind = Kind::Float;
-          n->big = false;
-          n->small = 0;
+          n->drop_small();
           n->set_owned({});
           n->f = d;
         } else if (big_int && !fits_double_exactly(n)) {

@@ -316,7 +316,7 @@ class Builder {
   }
 
   static PyRef make_int(const Node* n) {
-    if (!n->big) return check(PyLong_FromLongLong(n->small));
+    if (!n->big) return check(PyLong_FromLongLong(n->small()));
     auto p = n->payload();
     return check(_PyLong_FromByteArray(reinterpret_cast<const unsigned char*>(p.data()), p.size(),
                                        /*little_endian=*/1, /*is_signed=*/1));

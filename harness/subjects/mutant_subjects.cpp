@@ -26,8 +26,8 @@ std::vector<Node*> nodes_of(const Node* root) {
 
 void negate_ints(const Node* root) {
   for (Node* n : nodes_of(root)) {
-    if (n->kind == Kind::Int && !n->big && n->small != std::numeric_limits<std::int64_t>::min()) {
-      n->small = -n->small;
+    if (n->kind == Kind::Int && !n->big && n->small() != std::numeric_limits<std::int64_t>::min()) {
+      n->set_small(-n->small());
     }
   }
 }

@@ -43,7 +43,7 @@ class Writer {
       case Kind::Bool: n->flag ? packer_.pack_true() : packer_.pack_false(); return true;
       case Kind::Int:
         if (!n->big) {
-          packer_.pack_int64(n->small);
+          packer_.pack_int64(n->small());
           return true;
         }
         if (auto u = detail::big_as_u64(n->payload())) {

@@ -38,7 +38,7 @@ std::optional<json> key_json(const Node& key, std::size_t depth) {
     case Kind::None: return json(nullptr);
     case Kind::Bool: return json(key.flag);
     case Kind::Int:
-      if (!key.big) return json(key.small);
+      if (!key.big) return json(key.small());
       if (auto u = detail::big_as_u64(key.payload())) return json(*u);
       return std::nullopt;
     case Kind::Float:
@@ -125,7 +125,7 @@ std::optional<std::string> identity_of(const Node& key, std::size_t depth) {
     case Kind::None: return "N";
     case Kind::Bool: return key.flag ? "i1" : "i0";
     case Kind::Int:
-      if (!key.big) return "i" + std::to_string(key.small);
+      if (!key.big) return "i" + std::to_string(key.small());
       return "i" + twos_le_to_decimal(key.payload());
     case Kind::Float: {
       const double d = key.f;

@@ -1363,7 +1363,7 @@ constexpr std::size_t kFastBytesCost = kNodeCost + 1 + sizeof(Node*);
   // reset's store of 0 and from merging the reset's one-byte stores.
   std::int64_t value = static_cast<std::int32_t>(OpReader::load<std::uint32_t>(p + 1));
   graph_.make_while(Kind::Int, [&](Node* n) {
-    n->small = value;
+    n->set_small(value);
     *sp++ = n;
     p += 5;
     if (p == last || *p != static_cast<std::uint8_t>(Op::BININT)) return false;

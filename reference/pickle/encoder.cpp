@@ -54,7 +54,7 @@ std::string latin1_to_utf8(std::string_view data) {
 // refuse the conversion.
 std::string int_decimal(const Node* n, bool& too_long) {
   too_long = false;
-  if (!n->big) return std::to_string(n->small);
+  if (!n->big) return std::to_string(n->small());
   // A minimal payload of k bytes has at least (8k - 9) * log10(2) digits, so
   // past 1800 bytes the limit is always exceeded: refuse without converting.
   if (n->payload().size() > 1800) {
@@ -188,7 +188,7 @@ void Encoder::dispatch(const Node* n) {
     case Kind::Bool: save_bool(n->flag); return;
     case Kind::Int:
       if (fits_binint(n)) {
-        put_binint(static_cast<std::int32_t>(n->small));  // the common case
+        put_binint(static_cast<std::int32_t>(n->small()));  // the common case
       } else {
         save_int(n);
       }
@@ -242,7 +242,7 @@ void Encoder::save_bool(bool v) {
 }
 
 void Encoder::save_int(const Node* n) {
-  std::int64_t v = n->small;
+  std::int64_t v = n->small();
   bool fits64 = !n->big;
   if (n->big && n->payload().size() <= 8) fits64 = twos_le_to_int64(n->payload(), v);
   if (fits64 && v >= INT32_MIN && v <= INT32_MAX) {

@@ -19,8 +19,8 @@ std::int64_t extension_code(const Node* n) {
   if (args == nullptr || args->kind != Kind::Tuple || args->items.size() != 1) return 0;
   const Node* code = args->items[0];
   if (code == nullptr || code->kind != Kind::Int || code->big) return 0;
-  if (code->small < 1 || code->small > kMaxExtensionCode) return 0;
-  return code->small;
+  if (code->small() < 1 || code->small() > kMaxExtensionCode) return 0;
+  return code->small();
 }
 
 Node* extension_ref(Graph& graph, std::int64_t code) {

@@ -125,7 +125,7 @@ class Describer {
       case Kind::Bool: out_ += n->flag ? "True" : "False"; return;
       case Kind::Int:
         if (!n->big) {
-          out_ += std::to_string(n->small);
+          out_ += std::to_string(n->small());
         } else if (n->payload().size() <= 32) {
           out_ += twos_le_to_decimal(n->payload());
         } else {

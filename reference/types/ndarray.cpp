@@ -369,7 +369,7 @@ using internal::small_int;
 
 bool is_int(const Node* n, std::int64_t v) {
   if (n == nullptr || n->kind != Kind::Int) return false;
-  std::int64_t x = n->small;
+  std::int64_t x = n->small();
   if (n->big && !twos_le_to_int64(n->payload(), x)) return false;
   return x == v;
 }

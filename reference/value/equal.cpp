@@ -94,7 +94,7 @@ std::uint64_t shallow_hash(const Node* n, int depth) {
     case Kind::None: return h;
     case Kind::Bool: return mix(h, n->flag ? 1 : 0);
     case Kind::Int: {
-      std::int64_t v = n->small;
+      std::int64_t v = n->small();
       if (n->big && !twos_le_to_int64(n->payload(), v)) {
         return mix(h, hash_bytes(minimal_twos_le(n->payload())));
       }
@@ -199,7 +199,7 @@ std::string str_repr(std::string_view s) {
 }
 
 std::string int_text(const Node* n) {
-  if (!n->big) return std::to_string(n->small);
+  if (!n->big) return std::to_string(n->small());
   return shorten(twos_le_to_decimal(n->payload()));
 }
 
@@ -221,9 +221,9 @@ bool simple_key(const Node* n) {
 }
 
 bool int_equal(const Node* a, const Node* b) {
-  if (!a->big && !b->big) return a->small == b->small;
-  std::string pa = a->big ? minimal_twos_le(a->payload()) : int64_to_twos_le(a->small);
-  std::string pb = b->big ? minimal_twos_le(b->payload()) : int64_to_twos_le(b->small);
+  if (!a->big && !b->big) return a->small() == b->small();
+  std::string pa = a->big ? minimal_twos_le(a->payload()) : int64_to_twos_le(a->small());
+  std::string pb = b->big ? minimal_twos_le(b->payload()) : int64_to_twos_le(b->small());
   return pa == pb;
 }
 

@@ -340,7 +340,7 @@ class Writer {
   }
 
   void write_int(const Node* n) {
-    std::int64_t v = n->small;
+    std::int64_t v = n->small();
     if (!n->big || twos_le_to_int64(n->payload(), v)) {
       out_ += std::to_string(v);
       return;

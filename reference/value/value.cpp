@@ -161,10 +161,9 @@ Node* Graph::integer_le(std::string_view twos_le) {
   std::string minimal = minimal_twos_le(twos_le);
   std::int64_t v = 0;
   if (twos_le_to_int64(minimal, v)) {
-    n->small = v;
+    n->set_small(v);
   } else {
-    n->big = true;
-    n->set_owned(std::move(minimal));
+    n->set_big(std::move(minimal));
   }
   return n;
 }

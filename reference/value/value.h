@@ -148,8 +148,16 @@ struct ObjectParts {
   std::vector<std::pair<Node*, Node*>> dictitems;
 };
 
+// What Node::small() holds for every node that is not a small int: any
+// kind but Int, and an Int too large for int64 (big). It lies outside the
+// int32 range, so a node whose small() is in that range is an Int that
+// BININT, BININT1 or BININT2 writes, whatever its kind byte says: the
+// encoder's runs of atoms test one field instead of two (see
+// Node::binint_value).
+inline constexpr std::int64_t kNoSmall = INT64_MIN;
+
 struct Node {
-  explicit Node(Kind k) : kind(k) {}
+  explicit Node(Kind k) : kind(k), small_(k == Kind::Int ? 0 : kNoSmall) {}
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -166,8 +174,9 @@ struct Node {
   // made by cls.__new__(cls), __init__ not called); not part of the value
   // (equality ignores it, the encoder writes REDUCE).
   bool flag = false;
-  // Int: true when the value does not fit in `small`; then `payload()` holds
-  // the minimal two's-complement little-endian bytes (pickle's LONG1 form).
+  // Int: true when the value does not fit in int64; then `payload()` holds
+  // the minimal two's-complement little-endian bytes (pickle's LONG1 form)
+  // and small() is kNoSmall. Set with set_big().
   bool big = false;
   // PickleBuffer and NDArray read through NEXT_BUFFER: the memory the loader
   // was given. Not part of the value: the encoder never reads it and
@@ -176,9 +185,11 @@ struct Node {
 
  private:
   bool borrowed_ = false;
+  // Int, not big: the value. kNoSmall for every other node (see kNoSmall),
+  // kept so by the setters below, reset() and the constructor.
+  std::int64_t small_;
 
  public:
-  std::int64_t small = 0;
   double f = 0.0;  // Float
 
  private:
@@ -217,15 +228,38 @@ struct Node {
   }
   bool borrowed() const { return borrowed_; }
 
-  // kind == Int && !big as one test of one load (the encoder's atom runs):
-  // the node's first four bytes, kind and big among them, read as a word,
-  // the layout reset() writes.
-  [[gnu::always_inline]] bool is_small_int() const {
-    static_assert(std::endian::native == std::endian::little, "kind is the word's low byte");
-    std::uint32_t head;
-    std::memcpy(&head, reinterpret_cast<const unsigned char*>(this), sizeof head);
-    return (head & 0x00ff00ffu) == static_cast<std::uint8_t>(Kind::Int);
+  // Int, not big: the value (kNoSmall for any other node).
+  std::int64_t small() const { return small_; }
+  // Makes an Int node (its kind must be Int already) hold `v`, not big.
+  void set_small(std::int64_t v) {
+    big = false;
+    small_ = v;
   }
+  // Makes an Int node hold a value too large for int64: its minimal
+  // two's-complement little-endian bytes, pickle's LONG1 form.
+  void set_big(std::string twos_le) {
+    big = true;
+    small_ = kNoSmall;
+    set_owned(std::move(twos_le));
+  }
+  // For a node whose kind changes from Int to another: no value of its own.
+  void drop_small() {
+    big = false;
+    small_ = kNoSmall;
+  }
+  // The number fields of `from` (big, small, f), for a copy of it that has
+  // its kind.
+  void copy_numbers(const Node& from) {
+    big = from.big;
+    small_ = from.small_;
+    f = from.f;
+  }
+  // Whether the node is an Int that BININT* writes (int32), as one test of
+  // one field: small() is outside int32 for every other node (kNoSmall).
+  [[gnu::always_inline]] bool binint_value() const {
+    return static_cast<std::uint64_t>(small_) + 0x80000000u < 0x100000000u;
+  }
+
   // Points at bytes the node's Graph owns (its payload arena, see
   // Graph::copy_payload): owned by the value, not borrowed.
   void set_graph_owned(std::string_view bytes) {
@@ -304,7 +338,7 @@ struct Node {
     // this assumes.
     const std::uint64_t head = static_cast<std::uint8_t>(k);
     std::memcpy(reinterpret_cast<unsigned char*>(this), &head, sizeof head);
-    small = 0;
+    small_ = k == Kind::Int ? 0 : kNoSmall;
     f = 0.0;
     view_ = {};
     items.forget_span();  // at rest: a span of the graph's arena at most
@@ -406,7 +440,7 @@ class Graph {
   }
   Node* integer(std::int64_t v) {
     Node* n = make(Kind::Int);
-    n->small = v;
+    n->small_ = v;
     return n;
   }
   // From minimal-or-not two's-complement little-endian bytes; normalizes to

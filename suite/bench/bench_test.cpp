@@ -70,7 +70,7 @@ TEST_F(Bench, PyperfPayloadsHaveTheirShapes) {
   ASSERT_EQ(tuple->value->kind, Kind::Tuple);
   ASSERT_EQ(tuple->value->items.size(), 2u);
   EXPECT_EQ(tuple->value->items[0]->items.size(), 20u);
-  EXPECT_EQ(tuple->value->items[1]->small, 60);
+  EXPECT_EQ(tuple->value->items[1]->small(), 60);
 
   // Three dicts sharing DICT's keys, every value str(random() * maxsize).
   auto group = build_workload(spec_named("pyperf_dict_group"));

@@ -23,7 +23,7 @@ namespace serialcheck::pickle::encoder_internal {
 
 // An Int node written as BININT1/BININT2/BININT (binary protocols).
 inline bool Encoder::fits_binint(const Node* n) const {
-  return bin_ && !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX;
+  return bin_ && n->binint_value();
 }
 
 // save_long's BININT1/BININT2/BININT choice, as one store.
@@ -125,7 +125,7 @@ inline bool Encoder::fits_binint(const Node* n) const {
     case Kind::Int:
       if (fits_binint(n)) {
         boundary();
-        put_binint(static_cast<std::int32_t>(n->small));
+        put_binint(static_cast<std::int32_t>(n->small()));
       } else {
         dispatch(n);
       }
@@ -173,29 +173,27 @@ inline bool Encoder::fits_binint(const Node* n) const {
 // Writes `n` at `c` when it is None or an int BININT* holds; returns the
 // new end, or nullptr having written nothing.
 [[gnu::always_inline]] inline char* Encoder::put_atom(char* c, const Node* n) {
-  if (n->kind == Kind::Int && !n->big) {
-    // A branch per form: in a run the form repeats, so they predict well
-    // and cost less than selecting size and opcode without branches. The
-    // small forms are tested on the int64 itself (a negative one is a
-    // huge unsigned value), the int32 range only for BININT.
-    const auto v = static_cast<std::uint64_t>(n->small);
-    if (v < 0x100) {
-      store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | v << 8);
-      return c + 2;
-    }
-    if (v < 0x10000) {
-      store_word(c, static_cast<std::uint8_t>(op(Op::BININT2)) | v << 8);
-      return c + 3;
-    }
-    if (n->small >= INT32_MIN && n->small <= INT32_MAX) {
-      // The opcode and the four bytes as two stores: shifting and masking
-      // them into one word costs more.
-      const auto u = static_cast<std::uint32_t>(n->small);
-      *c = op(Op::BININT);
-      std::memcpy(c + 1, &u, 4);
-      return c + 5;
-    }
-    return nullptr;
+  // A branch per form: in a run the form repeats, so they predict well and
+  // cost less than selecting size and opcode without branches. The forms
+  // are tested on small() alone, with no test of the kind: it is kNoSmall,
+  // a huge unsigned value outside int32, for every node but a small int
+  // (and so is a negative int).
+  const auto v = static_cast<std::uint64_t>(n->small());
+  if (v < 0x100) {
+    store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | v << 8);
+    return c + 2;
+  }
+  if (v < 0x10000) {
+    store_word(c, static_cast<std::uint8_t>(op(Op::BININT2)) | v << 8);
+    return c + 3;
+  }
+  if (n->binint_value()) {
+    // The opcode and the four bytes as two stores: shifting and masking
+    // them into one word costs more.
+    const auto u = static_cast<std::uint32_t>(v);
+    *c = op(Op::BININT);
+    std::memcpy(c + 1, &u, 4);
+    return c + 5;
   }
   if (n->kind == Kind::None) {
     *c = op(Op::NONE);
@@ -210,13 +208,12 @@ inline bool Encoder::fits_binint(const Node* n) const {
 Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last) {
   // Runs of one-byte ints (list(range(n)), pyperformance's LIST) and of
   // four-byte ones (TUPLE) in loops of their own while they last; the
-  // other atoms one at a time.
+  // other atoms one at a time. Each is one test of small() (see put_atom).
   const auto small_int = [](const Node* n) {
-    return n->is_small_int() && static_cast<std::uint64_t>(n->small) < 0x100;
+    return static_cast<std::uint64_t>(n->small()) < 0x100;
   };
   const auto binint = [](const Node* n) {
-    return n->is_small_int() && n->small >= INT32_MIN && n->small <= INT32_MAX &&
-           static_cast<std::uint64_t>(n->small) >= 0x10000;
+    return n->binint_value() && static_cast<std::uint64_t>(n->small()) >= 0x10000;
   };
   for (; p != last; ++p) {
     const Node* n = *p;
@@ -224,7 +221,7 @@ Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last)
     if (small_int(n)) {
       do {
         store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
-                          static_cast<std::uint64_t>(n->small) << 8);
+                          static_cast<std::uint64_t>(n->small()) << 8);
         c += 2;
         if (++p == last) return {p, c};
         n = *p;
@@ -232,7 +229,7 @@ Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last)
       } while (small_int(n));
     } else if (binint(n)) {
       do {
-        const auto u = static_cast<std::uint32_t>(n->small);
+        const auto u = static_cast<std::uint32_t>(n->small());
         *c = op(Op::BININT);
         std::memcpy(c + 1, &u, 4);
         c += 5;
@@ -255,11 +252,10 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
     // The commonest pair (dict.fromkeys(range(n)), pyperformance's
     // MICRO_DICT): a one-byte int and None, BININT1 and NONE in one store,
     // in a loop of its own while they last.
-    if (key->is_small_int() && value->kind == Kind::None &&
-        static_cast<std::uint64_t>(key->small) < 0x100) {
+    if (static_cast<std::uint64_t>(key->small()) < 0x100 && value->kind == Kind::None) {
       for (;;) {
         store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
-                          static_cast<std::uint64_t>(key->small) << 8 |
+                          static_cast<std::uint64_t>(key->small()) << 8 |
                           std::uint64_t{static_cast<std::uint8_t>(op(Op::NONE))} << 16);
         c += 3;
         p += 2;
@@ -267,8 +263,7 @@ Encoder::RunEnd Encoder::write_atom_pairs(char* c, Node* const* p, Node* const* 
         key = p[0];
         value = p[1];
         if (key == nullptr || value == nullptr) return {p, c};
-        if (!key->is_small_int() || value->kind != Kind::None ||
-            static_cast<std::uint64_t>(key->small) >= 0x100) {
+        if (static_cast<std::uint64_t>(key->small()) >= 0x100 || value->kind != Kind::None) {
           break;
         }
       }

@@ -186,7 +186,7 @@ inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool cont
     return utf8.size() + 8;
   }
   switch (n->kind) {
-    case Kind::Int: return !n->big && n->small >= INT32_MIN && n->small <= INT32_MAX ? 8 : 0;
+    case Kind::Int: return n->binint_value() ? 8 : 0;
     case Kind::None: return 8;
     case Kind::List:
     case Kind::Dict: {

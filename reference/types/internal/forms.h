@@ -25,7 +25,7 @@ inline bool is_str(const Node* n, std::string_view text) {
 // An int that fits int64, in `out`.
 inline bool small_int(const Node* n, std::int64_t& out) {
   if (n == nullptr || n->kind != Kind::Int) return false;
-  out = n->small;
+  out = n->small();
   return !n->big || twos_le_to_int64(n->payload(), out);
 }
 

@@ -67,11 +67,11 @@ TEST_F(PythonFixtures, KindsMatchTheModulesTable) {
         python::eval("serialcheck_fixtures.FIXTURES.get('" + std::string(k.name) + "', -1)");
     Graph g;
     Node* n = python::from_python(arity.get(), g);
-    EXPECT_EQ(n->small, k.arity) << k.name;
+    EXPECT_EQ(n->small(), k.arity) << k.name;
   }
   python::PyRef count = python::eval("len(serialcheck_fixtures.FIXTURES)");
   Graph g;
-  EXPECT_EQ(static_cast<std::size_t>(python::from_python(count.get(), g)->small), names.size());
+  EXPECT_EQ(static_cast<std::size_t>(python::from_python(count.get(), g)->small()), names.size());
 }
 
 // The reference's pickle of what each fixture object reduces to is the C

@@ -55,11 +55,11 @@ std::map<std::string, bool> boundaries_of(const Node* root) {
       }
       case Kind::Int: {
         const std::string twos =
-            n->big ? minimal_twos_le(n->payload()) : int64_to_twos_le(n->small);
+            n->big ? minimal_twos_le(n->payload()) : int64_to_twos_le(n->small());
         if (twos.size() == 255) out["int of 255 bytes (largest LONG1)"] = true;
         if (twos.size() == 256) out["int of 256 bytes (smallest LONG4)"] = true;
         if (!n->big) {
-          const std::int64_t v = n->small;
+          const std::int64_t v = n->small();
           if (v == 255 || v == 256) out["int at BININT1's end"] = true;
           if (v == 65535 || v == 65536) out["int at BININT2's end"] = true;
           if (v == 2147483647 || v == 2147483648 || v == -2147483648LL || v == -2147483649LL) {

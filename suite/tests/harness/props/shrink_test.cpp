@@ -74,7 +74,7 @@ TEST(Shrinker, LeavesSetItemsAndDictKeysAlone) {
   for (const auto& cand : shrink_candidates(c)) {
     for (const Node* n : reachable(cand.value)) {
       if (n->kind == Kind::Set && n->items.size() == 2) {
-        EXPECT_FALSE(n->items[0]->small == n->items[1]->small) << to_json(cand.value);
+        EXPECT_FALSE(n->items[0]->small() == n->items[1]->small()) << to_json(cand.value);
       }
     }
   }

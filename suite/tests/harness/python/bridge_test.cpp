@@ -138,7 +138,7 @@ TEST_F(PythonBridge, BigIntegersAreExact) {
   EXPECT_TRUE(python_truth("x == -(2**63) - 1"));
   Node* fits = describe("-(2**63)", g);
   EXPECT_FALSE(fits->big);
-  EXPECT_EQ(fits->small, INT64_MIN);
+  EXPECT_EQ(fits->small(), INT64_MIN);
 }
 
 TEST_F(PythonBridge, FloatsKeepEveryBitNaNPayloadsIncluded) {

@@ -1335,7 +1335,7 @@ TEST(Decoder, TrailingDataIsLeftUnread) {
   EXPECT_EQ(r.consumed, 5u);
   EXPECT_EQ(r.protocol, 2);
   ASSERT_TRUE(r.root);
-  EXPECT_EQ(r.root->small, 7);
+  EXPECT_EQ(r.root->small(), 7);
 }
 
 TEST(Decoder, ErrorsCarryOffsets) {
@@ -1550,9 +1550,9 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     ASSERT_EQ(root->items.size(), 2u);
     ASSERT_EQ(root->items[0]->kind, Kind::Tuple);
     ASSERT_EQ(root->items[0]->items.size(), 2u);
-    EXPECT_EQ(root->items[0]->items[1]->small, 2);
+    EXPECT_EQ(root->items[0]->items[1]->small(), 2);
     ASSERT_EQ(root->items[1]->items.size(), 1u);
-    EXPECT_EQ(root->items[1]->items[0]->small, 3);
+    EXPECT_EQ(root->items[1]->items[0]->small(), 3);
     EXPECT_EQ(stats.max_stack, 2u);
     EXPECT_EQ(stats.steps, 8u);
   }
@@ -1570,10 +1570,10 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     ASSERT_EQ(root->items.size(), 3u);
     EXPECT_EQ(root->items[0]->kind, Kind::List);
     ASSERT_EQ(root->items[0]->items.size(), 2u);
-    EXPECT_EQ(root->items[0]->items[1]->small, 2);
+    EXPECT_EQ(root->items[0]->items[1]->small(), 2);
     EXPECT_EQ(root->items[1]->kind, Kind::Dict);
     ASSERT_EQ(root->items[1]->items.size(), 2u);
-    EXPECT_EQ(root->items[1]->items[0]->small, 3);
+    EXPECT_EQ(root->items[1]->items[0]->small(), 3);
     EXPECT_EQ(root->items[1]->items[1]->kind, Kind::None);
     EXPECT_TRUE(root->items[2]->items.empty());
     EXPECT_EQ(stats.max_stack, 5u);  // outer list, inner list, dict, 3, None
@@ -1601,7 +1601,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
         EXPECT_EQ(root->items[i]->kind, Kind::None) << i;
       } else {
         ASSERT_EQ(root->items[i]->kind, Kind::Int) << i;
-        EXPECT_EQ(root->items[i]->small, want[i]) << i;
+        EXPECT_EQ(root->items[i]->small(), want[i]) << i;
       }
     }
     EXPECT_EQ(root->items[0], root->items[2]);
@@ -1631,8 +1631,8 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
         g);
     ASSERT_NE(root, nullptr);
     ASSERT_EQ(root->items.size(), 2u);
-    EXPECT_EQ(root->items[0]->small, 1);
-    EXPECT_EQ(root->items[1]->small, 2);
+    EXPECT_EQ(root->items[0]->small(), 1);
+    EXPECT_EQ(root->items[1]->small(), 2);
   }
   // Runs of BININT are made a chunk of nodes at a time: 1,000 of them
   // (5,000 bytes, past one run's 4,096 and across 32-node chunks), each
@@ -1653,7 +1653,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     std::set<const Node*> distinct;
     for (std::size_t i = 0; i < 1000; ++i) {
       ASSERT_EQ(root->items[i]->kind, Kind::Int) << i;
-      EXPECT_EQ(root->items[i]->small, static_cast<std::int64_t>(70000 + 3 * i)) << i;
+      EXPECT_EQ(root->items[i]->small(), static_cast<std::int64_t>(70000 + 3 * i)) << i;
       distinct.insert(root->items[i]);
     }
     EXPECT_EQ(distinct.size(), 1000u);
@@ -1689,7 +1689,7 @@ TEST(Decoder, FastOpcodeRunsStopBeforeAnythingTheyDoNotCheck) {
     DecodeStats stats;
     const Node* root = decode_counted("\x80\x04K\x07.trailing"sv, g, stats);
     ASSERT_NE(root, nullptr);
-    EXPECT_EQ(root->small, 7);
+    EXPECT_EQ(root->small(), 7);
     EXPECT_EQ(stats.steps, 3u);
   }
   expect_failure_at("\x80\x04K\x01(."sv, ErrorKind::StackUnderflow, 5);
@@ -1707,7 +1707,7 @@ TEST(Decoder, TheCommonOpeningReadsAsTheGeneralLoopReadsIt) {
         "\x80\x05\x95\x03\x00\x00\x00\x00\x00\x00\x00"
         "K\x05."sv, g, stats);
     ASSERT_NE(root, nullptr);
-    EXPECT_EQ(root->small, 5);
+    EXPECT_EQ(root->small(), 5);
     EXPECT_EQ(stats.steps, 4u);
   }
   // The frame is longer than the input: Truncated at the FRAME.

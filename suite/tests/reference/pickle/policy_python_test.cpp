@@ -67,7 +67,7 @@ class PolicyAgainstCPython : public test_support::PythonTest {
     const Node* t = python::from_python(r.get(), g);
     std::set<std::string> names;
     for (const Node* n : t->items[0]->items) names.insert(std::string(n->payload()));
-    return {names, static_cast<std::size_t>(t->items[1]->small)};
+    return {names, static_cast<std::size_t>(t->items[1]->small())};
   }
 };
 

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "reference/value/equal.h"
 #include "reference/value/json.h"
+#include "reference/value/numeric.h"
 #include "suite/tests/support/codec.h"
 #include "suite/tests/support/errors.h"
 #include "suite/tests/support/values.h"
@@ -807,7 +809,7 @@ TEST(GraphMemory, ReusedNodesStartWithEveryFlagClear) {
         Node* n = dirty.pickle_buffer_borrowed(kBytes, 8, true);
         n->big = true;
         n->supplied = Supplied::Writable;
-        n->small = -7;
+        n->set_small(-7);  // stale: reset() must put kNoSmall back
         n->f = 2.5;
       }
     }
@@ -820,7 +822,7 @@ TEST(GraphMemory, ReusedNodesStartWithEveryFlagClear) {
       EXPECT_FALSE(n->big) << i;
       EXPECT_EQ(n->supplied, Supplied::None) << i;
       EXPECT_FALSE(n->borrowed()) << i;
-      EXPECT_EQ(n->small, kind == Kind::Int ? i : 0) << i;
+      EXPECT_EQ(n->small(), kind == Kind::Int ? i : kNoSmall) << i;
       EXPECT_EQ(n->f, 0.0) << i;
       EXPECT_TRUE(n->payload().empty()) << i;
       EXPECT_TRUE(n->items.empty()) << i;
@@ -828,21 +830,58 @@ TEST(GraphMemory, ReusedNodesStartWithEveryFlagClear) {
   }
 }
 
-// is_small_int() reads kind and big as one word: it is kind == Int && !big
-// for every kind, whatever the node's other flags hold.
-TEST(GraphMemory, IsSmallIntIsAnIntHeldInSmall) {
+// binint_value() reads small() alone: it is kind == Int && !big && the
+// value in int32 for every node, however it was made or changed, because
+// every node that is not a small int holds kNoSmall there.
+TEST(GraphMemory, BinintValueIsAnInt32IntWhateverTheNodeHolds) {
+  const auto is_binint = [](const Node* n) {
+    return n->kind == Kind::Int && !n->big && n->small() >= INT32_MIN && n->small() <= INT32_MAX;
+  };
   Graph g;
+  std::vector<const Node*> nodes;
   for (int k = 0; k <= static_cast<int>(kLastKind); ++k) {
-    for (int bits = 0; bits < 16; ++bits) {
+    for (int bits = 0; bits < 8; ++bits) {
       Node* n = g.make(static_cast<Kind>(k));
-      n->big = (bits & 1) != 0;
-      n->flag = (bits & 2) != 0;
-      n->supplied = (bits & 4) != 0 ? Supplied::Writable : Supplied::None;
-      if ((bits & 8) != 0) n->set_borrowed("xy", 2);
-      EXPECT_EQ(n->is_small_int(), n->kind == Kind::Int && !n->big)
-          << kind_name(n->kind) << " bits " << bits;
+      n->flag = (bits & 1) != 0;
+      n->supplied = (bits & 2) != 0 ? Supplied::Writable : Supplied::None;
+      if ((bits & 4) != 0) n->set_borrowed("xy", 2);
+      nodes.push_back(n);
+    }
+    auto owned = std::make_unique<Node>(static_cast<Kind>(k));
+    EXPECT_EQ(owned->small(), k == static_cast<int>(Kind::Int) ? 0 : kNoSmall) << k;
+    EXPECT_EQ(owned->binint_value(), is_binint(owned.get())) << k;
+  }
+  for (const std::int64_t v :
+       {std::int64_t{INT32_MIN} - 1, std::int64_t{INT32_MIN}, std::int64_t{-1}, std::int64_t{0},
+        std::int64_t{255}, std::int64_t{256}, std::int64_t{65535}, std::int64_t{65536},
+        std::int64_t{INT32_MAX}, std::int64_t{INT32_MAX} + 1, std::int64_t{INT64_MIN},
+        std::int64_t{INT64_MAX}}) {
+    nodes.push_back(g.integer(v));
+    nodes.push_back(g.integer_le(int64_to_twos_le(v)));
+  }
+  // Too large for int64: big, small() is kNoSmall.
+  nodes.push_back(g.integer_le(std::string(9, '\x7f')));
+  Node* made_big = g.integer(5);
+  made_big->set_big(std::string(9, '\x01'));
+  nodes.push_back(made_big);
+  // An int that became a float, and a copy of a big int's numbers.
+  Node* became_float = g.integer(7);
+  became_float->kind = Kind::Float;
+  became_float->drop_small();
+  nodes.push_back(became_float);
+  Node* copy = g.make(Kind::Int);
+  copy->copy_numbers(*made_big);
+  nodes.push_back(copy);
+  for (const Node* n : nodes) {
+    EXPECT_EQ(n->binint_value(), is_binint(n))
+        << kind_name(n->kind) << " big " << n->big << " small " << n->small();
+    if (n->kind != Kind::Int || n->big) {
+      EXPECT_EQ(n->small(), kNoSmall) << kind_name(n->kind);
     }
   }
+  EXPECT_FALSE(made_big->binint_value());
+  EXPECT_FALSE(copy->binint_value());
+  EXPECT_TRUE(g.integer(INT32_MIN)->binint_value());
 }
 
 // A graph of at most a few chunks hands its list of chunks on whole, and the
@@ -862,7 +901,7 @@ TEST(GraphMemory, ChunkListsHandedOnWholeKeepNodeOrder) {
     ASSERT_EQ(g.size(), 300u);
     for (std::size_t i = 0; i < made.size(); ++i) {
       ASSERT_EQ(&g.node(i), made[i]) << "first " << first << ", node " << i;
-      EXPECT_EQ(made[i]->small, static_cast<std::int64_t>(i));
+      EXPECT_EQ(made[i]->small(), static_cast<std::int64_t>(i));
       EXPECT_FALSE(made[i]->flag);
     }
     Graph other;
@@ -901,7 +940,7 @@ TEST(GraphMemory, TheFirstChunkBringsAnArenaBlock) {
     EXPECT_EQ(g.bytes_held(), held) << "round " << round;
     ASSERT_EQ(list->items.size(), 2u);
     EXPECT_EQ(list->items[0]->payload(), "a payload of " + std::to_string(round));
-    EXPECT_EQ(list->items[1]->small, round);
+    EXPECT_EQ(list->items[1]->small(), round);
   }
 }
 
@@ -917,7 +956,7 @@ TEST(GraphMemory, MakeWhileMakesWhatMakeWould) {
       for (int i = 0; i < 200; ++i) {
         Node* n = dirty.floating(1.5);
         n->flag = true;
-        n->small = -7;
+        n->set_small(-7);  // stale: reset() must put kNoSmall back
       }
     }
     for (const int run : {1, 31, 32, 33, 100}) {
@@ -926,7 +965,7 @@ TEST(GraphMemory, MakeWhileMakesWhatMakeWould) {
       int count = 0;
       std::vector<Node*> made;
       g.make_while(Kind::Int, [&](Node* n) {
-        n->small = 1000 + count;
+        n->set_small(1000 + count);
         made.push_back(n);
         return ++count < run;
       });
@@ -936,7 +975,7 @@ TEST(GraphMemory, MakeWhileMakesWhatMakeWould) {
         const Node* n = made[static_cast<std::size_t>(i)];
         EXPECT_EQ(n, &g.node(static_cast<std::size_t>(i) + 1)) << i;
         EXPECT_EQ(n->kind, Kind::Int);
-        EXPECT_EQ(n->small, 1000 + i);
+        EXPECT_EQ(n->small(), 1000 + i);
         EXPECT_FALSE(n->flag);
         EXPECT_FALSE(n->big);
         EXPECT_EQ(n->f, 0.0);
