@@ -349,20 +349,28 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     Unfinished unfinished;
     for (; p != last; p += kWidth) {
       if constexpr (kWidth == 2 && !kContainers) {
-        // A str key with a str value, of 3 to 255 bytes each (no singleton,
-        // no interned name), the commonest entry of DICT and DICT_GROUP:
-        // entry_need() and put_entry() for them, their tests made once.
+        // A str key of 3 to 255 bytes (no singleton, no interned name)
+        // with a str value of such a size or an int BININT* holds, the
+        // commonest entries of DICT and DICT_GROUP: entry_need() and
+        // put_entry() for them, their tests made once.
         while (p != last) {
           const Node* value = p[1];  // the value first: DICT's keys are all strs
-          if (value == nullptr || value->kind != Kind::Str) break;
+          if (value == nullptr) break;
           const Node* key = p[0];
-          if (key == nullptr || key->kind != Kind::Str || key->flag || value->flag) break;
+          if (key == nullptr || key->kind != Kind::Str || key->flag) break;
           const std::string_view k = key->payload();
-          const std::string_view v = value->payload();
-          if (k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
-          if (reinterpret_cast<std::uintptr_t>(c) + k.size() + v.size() + 16 > bound) break;
-          c = put_str(c, memo.find_or_add(key), k, next_id);
-          c = put_str(c, memo.find_or_add(value), v, next_id);
+          if (value->kind == Kind::Str) [[likely]] {
+            const std::string_view v = value->payload();
+            if (value->flag || k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
+            if (reinterpret_cast<std::uintptr_t>(c) + k.size() + v.size() + 16 > bound) break;
+            c = put_str(c, memo.find_or_add(key), k, next_id);
+            c = put_str(c, memo.find_or_add(value), v, next_id);
+          } else {
+            if (!value->binint_value() || k.size() - 3 > 0xff - 3) break;
+            if (reinterpret_cast<std::uintptr_t>(c) + k.size() + 16 > bound) break;
+            c = put_str(c, memo.find_or_add(key), k, next_id);
+            c = put_atom(c, value);
+          }
           p += 2;
         }
         if (p == last) break;
