@@ -211,10 +211,19 @@ inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool cont
 // when the run does not take one of them.
 inline std::size_t Encoder::nested_need(const Node* n, bool singletons) {
   std::size_t need = 12;  // 3 opening and 1 closing opcodes, and the slack
-  for (std::size_t i = 0, count = n->items.size(); i < count; ++i) {
-    const std::size_t item = entry_need(n->items[i], singletons, true, false);
-    if (item == 0) return 0;
-    need += item;
+  for (const Node* item : n->items) {
+    // A flat list (LIST's), as entry_need() takes it, without its tests
+    // for a str and its switch on the kind.
+    if (item != nullptr && item->kind == Kind::List) {
+      const std::size_t count = item->items.size();
+      if (count >= 2 && count < kBatchSize && maybe_atom(item->items[0])) {
+        need += kAtomBytes * count + 12;
+        continue;
+      }
+    }
+    const std::size_t one = entry_need(item, singletons, true, false);
+    if (one == 0) return 0;
+    need += one;
   }
   return need;
 }
