@@ -254,6 +254,14 @@ struct Node {
     small_ = from.small_;
     f = from.f;
   }
+  // kind == Str && !flag (a str that is not an interned name) as one test
+  // of one load: kind and flag are the node's first two bytes.
+  [[gnu::always_inline]] bool is_plain_str() const {
+    static_assert(std::endian::native == std::endian::little, "kind is the low byte");
+    std::uint16_t head;
+    std::memcpy(&head, reinterpret_cast<const unsigned char*>(this), sizeof head);
+    return head == static_cast<std::uint8_t>(Kind::Str);
+  }
   // Whether the node is an Int that BININT* writes (int32), as one test of
   // one field: small() is outside int32 for every other node (kNoSmall).
   [[gnu::always_inline]] bool binint_value() const {

@@ -366,11 +366,11 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
           const Node* value = p[1];  // the value first: DICT's keys are all strs
           if (value == nullptr) break;
           const Node* key = p[0];
-          if (key == nullptr || key->kind != Kind::Str || key->flag) break;
+          if (key == nullptr || !key->is_plain_str()) break;
           const std::string_view k = key->payload();
-          if (value->kind == Kind::Str) [[likely]] {
+          if (value->is_plain_str()) [[likely]] {
             const std::string_view v = value->payload();
-            if (value->flag || k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
+            if (k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
             if (reinterpret_cast<std::uintptr_t>(c) + k.size() + v.size() + 16 > bound) break;
             c = put_str(c, memo.find_or_add(key), k, next_id);
             c = put_str(c, memo.find_or_add(value), v, next_id);

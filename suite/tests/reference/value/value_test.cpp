@@ -830,6 +830,24 @@ TEST(GraphMemory, ReusedNodesStartWithEveryFlagClear) {
   }
 }
 
+// is_plain_str() reads kind and flag as one 16-bit word: it is kind == Str
+// && !flag for every kind, whatever the node's other fields hold.
+TEST(GraphMemory, IsPlainStrIsAStrThatIsNotInterned) {
+  Graph g;
+  for (int k = 0; k <= static_cast<int>(kLastKind); ++k) {
+    for (int bits = 0; bits < 16; ++bits) {
+      Node* n = g.make(static_cast<Kind>(k));
+      n->flag = (bits & 1) != 0;
+      n->big = (bits & 2) != 0;
+      n->supplied = (bits & 4) != 0 ? Supplied::Writable : Supplied::None;
+      if ((bits & 8) != 0) n->set_borrowed("xy", 2);
+      EXPECT_EQ(n->is_plain_str(), n->kind == Kind::Str && !n->flag)
+          << kind_name(n->kind) << " bits " << bits;
+    }
+  }
+  EXPECT_TRUE(g.str_copy("abc")->is_plain_str());
+}
+
 // binint_value() reads small() alone: it is kind == Int && !big && the
 // value in int32 for every node, however it was made or changed, because
 // every node that is not a small int holds kNoSmall there.
