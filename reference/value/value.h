@@ -157,7 +157,7 @@ struct ObjectParts {
 inline constexpr std::int64_t kNoSmall = INT64_MIN;
 
 struct Node {
-  explicit Node(Kind k) : kind(k), small_(k == Kind::Int ? 0 : kNoSmall) {}
+  explicit Node(Kind k) : kind(k), small_(fresh_small(k)) {}
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -188,6 +188,8 @@ struct Node {
   // Int, not big: the value. kNoSmall for every other node (see kNoSmall),
   // kept so by the setters below, reset() and the constructor.
   std::int64_t small_;
+  // What a new node of kind `k` holds there: the int 0, or kNoSmall.
+  static constexpr std::int64_t fresh_small(Kind k) { return k == Kind::Int ? 0 : kNoSmall; }
 
  public:
   double f = 0.0;  // Float
@@ -346,7 +348,7 @@ struct Node {
     // this assumes.
     const std::uint64_t head = static_cast<std::uint8_t>(k);
     std::memcpy(reinterpret_cast<unsigned char*>(this), &head, sizeof head);
-    small_ = k == Kind::Int ? 0 : kNoSmall;
+    small_ = fresh_small(k);
     f = 0.0;
     view_ = {};
     items.forget_span();  // at rest: a span of the graph's arena at most
