@@ -15,9 +15,12 @@
 // memo_put_op() throws PickleError (LimitExceeded) past 2**32 - 2 entries.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,32 +30,58 @@
 
 namespace serialcheck::pickle::encoder_internal {
 
-// The memo of nodes by identity: an open-addressing table of pointers whose
-// storage outlives one encode. Clearing it bumps a generation instead of
-// touching the slots, so a dumps of a few dozen objects neither allocates
-// nor rehashes from empty (growing from empty was a quarter of the time of
-// pyperformance's DICT_GROUP dumps). Each thread keeps a small pool, and an
-// encode inside an encode (a tensor's storage stream) takes its own table.
+// The memo of nodes by identity, in two tables whose storage outlives one
+// encode:
+//  - direct: a node takes the slot its address picks, (address / 64) modulo
+//    kDirect (a node is 64 bytes, and a graph makes them side by side in
+//    chunks), when the slot is free. The slot keeps the address, so another
+//    node whose address picks it (kDirect * 64 bytes away) finds it taken
+//    and goes to
+//  - the table by hash: open addressing over the addresses, with probing.
+// Whichever table holds a node holds it for the whole encode (a direct slot,
+// once taken, stays so). For a graph of up to kDirect nodes made side by
+// side, each memo operation is then a shift and an index instead of a hash
+// and a probe (pyperformance's DICT_GROUP makes 225 of them per dumps).
+// Clearing the tables bumps a generation instead of touching the slots, so
+// a dumps of a few dozen objects neither allocates nor rehashes from empty
+// (growing from empty was a quarter of the time of pyperformance's
+// DICT_GROUP dumps). Each thread keeps a small pool, and an encode inside an
+// encode (a tensor's storage stream) takes its own tables.
 class NodeMemo {
  public:
   // A table this large is not kept for the next call: probing it would touch
   // memory spread over more than the caches hold for a small pickle.
   static constexpr std::size_t kKeepSlots = std::size_t{1} << 14;
+  // The direct table's slots: 256 KiB, made with the memo and kept, from
+  // calloc: the pages a graph's addresses never pick are never touched.
+  static constexpr std::size_t kDirect = std::size_t{1} << 14;
+
+  NodeMemo() : direct_(static_cast<Slot*>(std::calloc(kDirect, sizeof(Slot)))) {
+    if (direct_ == nullptr) throw std::bad_alloc();
+  }
+  ~NodeMemo() { std::free(direct_); }
+  NodeMemo(const NodeMemo&) = delete;
+  NodeMemo& operator=(const NodeMemo&) = delete;
 
   void clear() {
     if (slots_.size() > kKeepSlots) {
-      slots_ = {};
+      std::vector<Slot>().swap(slots_);
       mask_ = 0;
+      shift_ = 63;
       limit_ = 0;
-      generation_ = 1;
-    } else if (++generation_ == 0) {  // wrapped: no stale slot may look current
+    }
+    if (++generation_ == 0) {  // wrapped: no stale slot may look current
       for (Slot& slot : slots_) slot.generation = 0;
+      for (std::size_t i = 0; i < kDirect; ++i) direct_[i].generation = 0;
       generation_ = 1;
     }
     size_ = 0;
   }
 
   MemoId find(const Node* key) const {
+    const Slot& direct = direct_slot(direct_, key);
+    if (direct.generation != generation_) return kNoMemo;  // in neither table
+    if (direct.key == key) return direct.value;
     if (slots_.empty()) return kNoMemo;
     for (std::size_t i = index(key);; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
@@ -62,25 +91,22 @@ class NodeMemo {
   }
 
   // The value slot of `key`, added (holding kNoMemo) when the key is new:
-  // one probe for a lookup followed by an insert. The slot stays valid
+  // one look for a lookup followed by an insert. The slot stays valid
   // until the next insert.
   [[gnu::always_inline]] MemoId* find_or_add(const Node* key) {
-    if (size_ >= limit_) [[unlikely]] grow();
-    Slot* slots = slots_.data();
-    std::size_t i = index(key);
-    while (slots[i].generation == generation_) {
-      if (slots[i].key == key) return &slots[i].value;
-      i = (i + 1) & mask_;
+    Slot& slot = direct_slot(direct_, key);
+    if (slot.generation != generation_) [[likely]] {
+      slot = Slot{key, kNoMemo, generation_};
+      return &slot.value;
     }
-    slots[i] = Slot{key, kNoMemo, generation_};
-    ++size_;
-    return &slots[i].value;
+    if (slot.key == key) return &slot.value;
+    return find_or_add_slow(key);
   }
 
   // Keeps the first value of a key put twice.
   void insert(const Node* key, MemoId value) {
-    if (size_ >= limit_) grow();
-    if (place(key, value)) ++size_;
+    MemoId* slot = find_or_add(key);
+    if (*slot == kNoMemo) *slot = value;
   }
 
  private:
@@ -96,53 +122,55 @@ class NodeMemo {
     const auto bits = reinterpret_cast<std::uintptr_t>(key);
     return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> shift);
   }
+  // direct[(address / 64) % kDirect], its byte offset worked out as
+  // (address / 4) masked, in two instructions.
+  [[gnu::always_inline]] static Slot& direct_slot(Slot* direct, const Node* key) {
+    static_assert(sizeof(Node) == 4 * sizeof(Slot));
+    const std::uintptr_t at =
+        (reinterpret_cast<std::uintptr_t>(key) / 4) & ((kDirect - 1) * sizeof(Slot));
+    return *reinterpret_cast<Slot*>(reinterpret_cast<char*>(direct) + at);
+  }
+
+  // What find_or_add() does not do inline: the table by hash, for a key
+  // whose direct slot another node holds.
+  [[gnu::noinline]] MemoId* find_or_add_slow(const Node* key) {
+    if (size_ >= limit_) grow();
+    std::size_t i = index(key);
+    while (slots_[i].generation == generation_) {
+      if (slots_[i].key == key) return &slots_[i].value;
+      i = (i + 1) & mask_;
+    }
+    slots_[i] = Slot{key, kNoMemo, generation_};
+    ++size_;
+    return &slots_[i].value;
+  }
 
  public:
-  // The table as a loop of many probes sees it (the encoder's runs of
-  // entries, encoder_tasks.h): its fields copied where the compiler can keep
-  // them in registers across the loop's stores into the output. `room`
-  // more keys may be added before the table must grow; the loop stops
-  // before that and close_run() writes the count back.
+  // The table as a loop of many lookups sees it (the encoder's runs of
+  // entries, encoder_tasks.h): the fields of the common case copied where
+  // the compiler can keep them in registers across the loop's stores into
+  // the output, and the rest left to find_or_add_slow().
   struct Run {
-    Slot* slots;
-    std::size_t mask;
-    int shift;
+    NodeMemo* memo;
+    Slot* direct;
     std::uint32_t generation;
-    std::size_t room;
 
-    // find_or_add() without the growth check: the caller has made sure
-    // `room` is not 0.
     [[gnu::always_inline]] MemoId* find_or_add(const Node* key) {
-      std::size_t i = hash_index(key, shift);
-      while (slots[i].generation == generation) {
-        if (slots[i].key == key) return &slots[i].value;
-        i = (i + 1) & mask;
+      Slot& slot = direct_slot(direct, key);
+      if (slot.generation != generation) [[likely]] {
+        slot = Slot{key, kNoMemo, generation};
+        return &slot.value;
       }
-      slots[i] = Slot{key, kNoMemo, generation};
-      --room;
-      return &slots[i].value;
+      if (slot.key == key) return &slot.value;
+      return memo->find_or_add_slow(key);
     }
   };
-  Run open_run() {
-    if (size_ >= limit_) grow();
-    return Run{slots_.data(), mask_, shift_, generation_, limit_ - size_};
-  }
-  void close_run(const Run& run) { size_ = limit_ - run.room; }
+  Run open_run() { return Run{this, direct_, generation_}; }
 
  private:
   std::size_t index(const Node* key) const { return hash_index(key, shift_); }
 
-  bool place(const Node* key, MemoId value) {
-    std::size_t i = index(key);
-    while (slots_[i].generation == generation_) {
-      if (slots_[i].key == key) return false;
-      i = (i + 1) & mask_;
-    }
-    slots_[i] = Slot{key, value, generation_};
-    return true;
-  }
-
-  // Keeps the table at most half full.
+  // Keeps the table by address at most half full.
   [[gnu::noinline]] void grow() {
     std::vector<Slot> old;
     old.swap(slots_);
@@ -150,19 +178,21 @@ class NodeMemo {
     mask_ = slots_.size() - 1;
     shift_ = 64 - std::countr_zero(slots_.size());
     limit_ = slots_.size() / 2;
-    const std::uint32_t current = generation_;
-    generation_ = 1;
     for (const Slot& slot : old) {
-      if (slot.generation == current) place(slot.key, slot.value);
+      if (slot.generation != generation_) continue;
+      std::size_t i = index(slot.key);
+      while (slots_[i].generation == generation_) i = (i + 1) & mask_;
+      slots_[i] = slot;
     }
   }
 
+  Slot* direct_;  // kDirect slots
+  std::uint32_t generation_ = 1;
   std::vector<Slot> slots_;
   std::size_t mask_ = 0;
   int shift_ = 63;  // 64 - log2(the slot count)
   std::size_t limit_ = 0;  // grow() before the size reaches it
   std::size_t size_ = 0;
-  std::uint32_t generation_ = 1;
 };
 
 // Index into a 257-slot singleton table: '' -> 256, one latin-1 character

@@ -344,12 +344,11 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     const bool singletons = chars_ready_;
     auto memo = node_memo_->open_run();
     MemoId next_id = memo_size_;
-    // The run stops where the memo table would grow (at room 0) or
-    // next_memo_id() fail (past kNoMemo - 2), and leaves the rest to the
-    // general path. Most entries take at most kWidth ids and table slots,
-    // which caps the run's length; a list in a sequence's run takes up to
-    // one for itself and one per item, counted entry by entry.
-    std::size_t memo_left = std::min<std::size_t>(memo.room, kNoMemo - 1 - next_id);
+    // The run stops where next_memo_id() would fail (past kNoMemo - 2),
+    // and leaves the rest to the general path. Most entries take at most
+    // kWidth ids, which caps the run's length; a list in a sequence's run
+    // takes up to one for itself and one per item, counted entry by entry.
+    std::size_t memo_left = kNoMemo - 1 - next_id;
     Node* const* last = end;
     if (!(kContainers && kWidth == 1) &&
         static_cast<std::size_t>(last - p) / kWidth > memo_left / kWidth) {
@@ -411,7 +410,6 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     }
     cur_ = c;
     memo_size_ = next_id;
-    node_memo_->close_run(memo);
     if (!kContainers || unfinished.inner == nullptr) return p;
     if (unfinished.outer == nullptr) {
       save_flat_rest(unfinished.inner, unfinished.inner_at);

@@ -13,6 +13,8 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -887,6 +889,87 @@ TEST(Encoder, OutOfBandBuffersPointAtTheNodes) {
   EXPECT_EQ(test_support::hex(r.bytes), "8005950a000000000000005d94289798979798652e");
   // Nothing is copied: the pointer is the node and its payload is untouched.
   EXPECT_EQ(r.buffers[0]->payload().data(), p->payload().data());
+}
+
+// The encoder's memo finds a node by its address first in a direct table,
+// slot (address / 64) modulo 16Ki, and in a table by hash when another node
+// holds that slot. Nodes 1 MiB apart pick the same direct slot: each must
+// still be its own object, memoized once and fetched back by BINGET,
+// whichever table holds it. The same value built in a graph, whose nodes
+// sit side by side and pick distinct slots, gives the bytes to match.
+TEST(Encoder, NodesWhoseAddressesPickTheSameMemoSlotStayDistinct) {
+  constexpr std::size_t kStride = std::size_t{1} << 20;  // 16Ki slots of 64 bytes
+  constexpr std::size_t kCount = 4;
+  std::vector<unsigned char> memory(kCount * kStride + 2 * sizeof(Node));
+  const auto at = reinterpret_cast<std::uintptr_t>(memory.data());
+  unsigned char* base = memory.data() + (sizeof(Node) - at % sizeof(Node)) % sizeof(Node);
+  std::vector<Node*> placed;
+  // Node i of each kind at base + i MiB: the strs all pick one slot, the
+  // lists another, the tuples a third.
+  const auto place = [&](std::size_t i, std::size_t slot, Kind kind) {
+    Node* n = new (base + i * kStride + slot * sizeof(Node)) Node(kind);
+    placed.push_back(n);
+    return n;
+  };
+  Node* strs[kCount];
+  Node* lists[kCount];
+  Node* tuples[kCount];
+  for (std::size_t i = 0; i < kCount; ++i) {
+    strs[i] = place(i, 0, Kind::Str);
+    strs[i]->set_owned("the same text");  // so that only identity tells them apart
+  }
+  Node* one = place(0, 3, Kind::Int);
+  one->set_small(1);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    lists[i] = place(i, 1, Kind::List);
+    lists[i]->items.push_back(one);
+    tuples[i] = place(i, 2, Kind::Tuple);
+    tuples[i]->items.push_back(strs[i]);
+  }
+  Node* root = place(0, 4, Kind::List);
+  const std::size_t order[] = {0, 1, 2, 3, 3, 0, 2, 1, 1, 3};
+  for (std::size_t i : order) root->items.push_back(strs[i]);
+  for (std::size_t i : order) root->items.push_back(lists[i]);
+  for (std::size_t i : order) root->items.push_back(tuples[i]);
+  Node* dict = place(1, 4, Kind::Dict);  // str keys, memo gets among them
+  for (std::size_t i : order) {
+    dict->items.push_back(strs[i]);
+    dict->items.push_back(lists[(i + 1) % kCount]);
+  }
+  root->items.push_back(dict);
+
+  Graph g;
+  B b{g};
+  Node* side_strs[kCount];
+  Node* side_lists[kCount];
+  Node* side_tuples[kCount];
+  for (std::size_t i = 0; i < kCount; ++i) {
+    side_strs[i] = b.s("the same text");
+    side_lists[i] = b.L({b.i(1)});
+    side_tuples[i] = b.T({side_strs[i]});
+  }
+  std::vector<Node*> side_items;
+  for (std::size_t i : order) side_items.push_back(side_strs[i]);
+  for (std::size_t i : order) side_items.push_back(side_lists[i]);
+  for (std::size_t i : order) side_items.push_back(side_tuples[i]);
+  std::vector<Node*> side_dict;
+  for (std::size_t i : order) {
+    side_dict.push_back(side_strs[i]);
+    side_dict.push_back(side_lists[(i + 1) % kCount]);
+  }
+  side_items.push_back(b.D(side_dict));
+  Node* side_root = g.list(side_items);
+
+  for (int protocol = 0; protocol <= 5; ++protocol) {
+    EncodeOptions options;
+    options.protocol = protocol;
+    for (int round = 0; round < 2; ++round) {  // and again, with the tables as left
+      EXPECT_EQ(test_support::hex(encode(root, options).bytes),
+                test_support::hex(encode(side_root, options).bytes))
+          << "protocol " << protocol << ", round " << round;
+    }
+  }
+  for (Node* n : placed) std::destroy_at(n);
 }
 
 TEST(Encoder, InBandBuffersAreNotListed) {
