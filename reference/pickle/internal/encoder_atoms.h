@@ -215,20 +215,67 @@ Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last)
   const auto binint = [](const Node* n) {
     return n->binint_value() && static_cast<std::uint64_t>(n->small()) >= 0x10000;
   };
+  // Two at a time first, while both are of the run's form: two pointers
+  // are both non-null when their AND is not 0 (that AND may be 0 for two
+  // others too: then the loop one at a time below takes them), and two
+  // small() values, as unsigned, are both below a bound B when their OR is
+  // (a power of two) or, for BININT's [0x10000, 2**31), both differences
+  // from 0x10000 are below 2**31 - 0x10000 (their OR may not be: the loop
+  // one at a time takes those too). Negative BININT ints go one at a time.
+  const auto both = [](const Node* a, const Node* b) {
+    return (reinterpret_cast<std::uintptr_t>(a) & reinterpret_cast<std::uintptr_t>(b)) != 0;
+  };
+  if (p == last) return {p, c};
+  Node* const* const pair_end = last - 1;  // p < pair_end: p[0] and p[1] are there
   for (; p != last; ++p) {
     const Node* n = *p;
     if (n == nullptr) break;
     if (small_int(n)) {
-      do {
+      while (p < pair_end) {
+        const Node* a = p[0];
+        const Node* b = p[1];
+        if (!both(a, b)) break;
+        const auto va = static_cast<std::uint64_t>(a->small());
+        const auto vb = static_cast<std::uint64_t>(b->small());
+        if ((va | vb) >= 0x100) break;
+        constexpr std::uint64_t kOp = static_cast<std::uint8_t>(op(Op::BININT1));
+        store_word(c, kOp | va << 8 | kOp << 16 | vb << 24);
+        c += 4;
+        p += 2;
+      }
+      if (p == last) return {p, c};
+      n = *p;
+      if (n == nullptr) return {p, c};
+      while (small_int(n)) {
         store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
                           static_cast<std::uint64_t>(n->small()) << 8);
         c += 2;
         if (++p == last) return {p, c};
         n = *p;
         if (n == nullptr) return {p, c};
-      } while (small_int(n));
-    } else if (binint(n)) {
-      do {
+      }
+    }
+    if (binint(n)) {
+      while (p < pair_end) {
+        const Node* a = p[0];
+        const Node* b = p[1];
+        if (!both(a, b)) break;
+        const auto da = static_cast<std::uint64_t>(a->small()) - 0x10000;
+        const auto db = static_cast<std::uint64_t>(b->small()) - 0x10000;
+        if ((da | db) >= 0x80000000u - 0x10000) break;
+        const auto ua = static_cast<std::uint32_t>(da + 0x10000);
+        const auto ub = static_cast<std::uint32_t>(db + 0x10000);
+        c[0] = op(Op::BININT);
+        std::memcpy(c + 1, &ua, 4);
+        c[5] = op(Op::BININT);
+        std::memcpy(c + 6, &ub, 4);
+        c += 10;
+        p += 2;
+      }
+      if (p == last) return {p, c};
+      n = *p;
+      if (n == nullptr) return {p, c};
+      while (binint(n)) {
         const auto u = static_cast<std::uint32_t>(n->small());
         *c = op(Op::BININT);
         std::memcpy(c + 1, &u, 4);
@@ -236,7 +283,7 @@ Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last)
         if (++p == last) return {p, c};
         n = *p;
         if (n == nullptr) return {p, c};
-      } while (binint(n));
+      }
     }
     char* next = put_atom(c, n);
     if (next == nullptr) break;
