@@ -54,7 +54,7 @@ inline bool Encoder::fits_binint(const Node* n) const {
 }
 
 // save_unicode: one str node, memoized. A one-character latin-1 str is
-// memoized by value (see singleton_slot), any other by identity.
+// memoized by value (see singleton_key), any other by identity.
 [[gnu::always_inline]] inline void Encoder::save_str(const Node* n) {
   const std::string_view utf8 = n->payload();
   MemoId* slot;

@@ -271,49 +271,42 @@ inline void Encoder::memo_fresh() {
   memo_put_op();
 }
 
-// Each singleton memo table is cleared on first use, on its own: most
-// pickles hold no one-character str and no one-byte bytes, and clearing a
-// table (257 ids) costs about 140 instructions, a tenth of a small dumps.
-inline MemoId& Encoder::char_memo(int slot) {
-  if (!chars_ready_) {
-    char_memo_.fill(kNoMemo);
-    chars_ready_ = true;
-  }
-  return char_memo_[static_cast<std::size_t>(slot)];
-}
-inline MemoId& Encoder::bytes_memo(int slot) {
-  if (!bytes_ready_) {
-    bytes_memo_.fill(kNoMemo);
-    bytes_ready_ = true;
-  }
-  return bytes_memo_[static_cast<std::size_t>(slot)];
+// The memo keys of singletons: '' and one latin-1 character strs
+// (kCharKeys, by code point, 256 for ''), b'' and one-byte bytes
+// (kBytesKeys, by value, 256 for b''). Addresses in a static block, 64
+// bytes apart (one direct slot each), which no node can have: the memo by
+// value is the memo by identity with them, and clearing it costs nothing.
+inline constexpr int kCharKeys = 0;
+inline constexpr int kBytesKeys = 1;
+alignas(64) inline unsigned char singleton_keys[2 * 257 * 64];  // never read or written
+inline const Node* singleton_key(int table, int slot) {
+  return reinterpret_cast<const Node*>(singleton_keys + (table * 257 + slot) * 64);
 }
 
-// The by-value slot of a singleton str or bytes node; nullptr for others.
-inline MemoId* Encoder::singleton_slot(const Node* n) {
+inline MemoId& Encoder::char_memo(int slot) {
+  return *node_memo_->find_or_add(singleton_key(kCharKeys, slot));
+}
+
+// The memo key of `n`: its singleton's for a singleton str or bytes node,
+// else itself.
+inline const Node* Encoder::memo_key(const Node* n) {
   if (n->kind == Kind::Str) {
     int s = latin1_singleton_slot(n->payload());
-    return s < 0 ? nullptr : &char_memo(s);
+    return s < 0 ? n : singleton_key(kCharKeys, s);
   }
   if (n->kind == Kind::Bytes) {
     int s = bytes_singleton_slot(n->payload());
-    return s < 0 ? nullptr : &bytes_memo(s);
+    return s < 0 ? n : singleton_key(kBytesKeys, s);
   }
-  return nullptr;
+  return n;
 }
 
 inline MemoId Encoder::find_memo(const Node* n) {
-  if (MemoId* slot = singleton_slot(n)) return *slot;
-  return node_memo_->find(n);
+  return node_memo_->find(memo_key(n));
 }
 
 inline void Encoder::memo_put_node(const Node* n) {
-  MemoId idx = memo_put_op();
-  if (MemoId* slot = singleton_slot(n)) {
-    *slot = idx;
-  } else {
-    node_memo_->insert(n, idx);
-  }
+  node_memo_->insert(memo_key(n), memo_put_op());
 }
 
 }  // namespace serialcheck::pickle::encoder_internal

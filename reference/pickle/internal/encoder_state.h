@@ -215,8 +215,7 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline void memo_op(MemoId idx, Op text, Op one_byte, Op four_bytes);
   inline void memo_fresh();
   inline MemoId& char_memo(int slot);
-  inline MemoId& bytes_memo(int slot);
-  inline MemoId* singleton_slot(const Node* n);
+  inline const Node* memo_key(const Node* n);
   inline MemoId find_memo(const Node* n);
   inline void memo_put_node(const Node* n);
 
@@ -283,9 +282,9 @@ class Encoder : private PickleWriter {
                                                          std::size_t stop);
   [[gnu::always_inline]] inline std::size_t run_of_atoms(PairView view, std::size_t i,
                                                          std::size_t stop);
-  [[gnu::always_inline]] static inline std::size_t entry_need(const Node* n, bool singletons,
-                                                              bool containers, bool nested);
-  static inline std::size_t nested_need(const Node* n, bool singletons);
+  [[gnu::always_inline]] static inline std::size_t entry_need(const Node* n, bool containers,
+                                                              bool nested);
+  static inline std::size_t nested_need(const Node* n);
   // A container a run left for the general path to finish: `inner` (a
   // flat list or dict) from entry `inner_at`, then, when it is an item of
   // a list the run wrote (put_nested), `outer` from item `outer_next`.
@@ -397,11 +396,7 @@ class Encoder : private PickleWriter {
   NameMemo<GlobalName> global_memo_;
   StrMemo interned_memo_;
   StrMemo c_module_memo_;
-  std::array<MemoId, 257> char_memo_;   // '' and one latin-1 character strs
-  std::array<MemoId, 257> bytes_memo_;  // b'' and one-byte bytes
   std::unique_ptr<types::Lowering> lowering_;
-  bool chars_ready_ = false;  // char_memo_ cleared (the runs read it directly)
-  bool bytes_ready_ = false;  // bytes_memo_ cleared
 };
 
 }  // namespace serialcheck::pickle::encoder_internal

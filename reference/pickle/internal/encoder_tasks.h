@@ -171,18 +171,14 @@ template <Kind K>
 
 // The most the run may write for `n` (opcodes, sizes, text, MEMOIZE and
 // store_word's 8 bytes of slack), or 0 when the run does not take it.
-// `singletons`: whether the table of one-character strs is ready
-// (char_memo); until the general path has made it so, a run does not take
-// such strs. `containers`: whether it takes flat lists and dicts here;
+// `containers`: whether it takes flat lists and dicts here;
 // `nested`: also a list of 2 to 999 such containers, strs and atoms (see
 // put_nested).
-inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool containers,
-                                       bool nested) {
+inline std::size_t Encoder::entry_need(const Node* n, bool containers, bool nested) {
   if (n == nullptr) return 0;
   if (n->kind == Kind::Str) {  // the commonest, before the switch's jump
     const std::string_view utf8 = n->payload();
     if (utf8.size() > 0xff || n->flag) return 0;
-    if (utf8.size() <= 2 && !singletons && latin1_singleton_slot(utf8) >= 0) return 0;
     return utf8.size() + 8;
   }
   switch (n->kind) {
@@ -200,7 +196,7 @@ inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool cont
       if (maybe_atom(n->items[0])) {
         return kAtomBytes * count + 12;  // 3 opening and 1 closing opcodes, and the slack
       }
-      return nested && n->kind == Kind::List ? nested_need(n, singletons) : 0;
+      return nested && n->kind == Kind::List ? nested_need(n) : 0;
     }
     default: return 0;
   }
@@ -209,7 +205,7 @@ inline std::size_t Encoder::entry_need(const Node* n, bool singletons, bool cont
 // entry_need() of a list whose items the run takes one by one, with no
 // nesting of their own (LIST's pairs of lists): the sum of theirs, or 0
 // when the run does not take one of them.
-inline std::size_t Encoder::nested_need(const Node* n, bool singletons) {
+inline std::size_t Encoder::nested_need(const Node* n) {
   std::size_t need = 12;  // 3 opening and 1 closing opcodes, and the slack
   for (const Node* item : n->items) {
     // A flat list (LIST's), as entry_need() takes it, without its tests
@@ -221,7 +217,7 @@ inline std::size_t Encoder::nested_need(const Node* n, bool singletons) {
         continue;
       }
     }
-    const std::size_t one = entry_need(item, singletons, true, false);
+    const std::size_t one = entry_need(item, true, false);
     if (one == 0) return 0;
     need += one;
   }
@@ -269,7 +265,7 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
     MemoId* slot;
     if (size <= 2) [[unlikely]] {
       const int s = latin1_singleton_slot(utf8);
-      slot = s >= 0 ? &char_memo_[static_cast<std::size_t>(s)] : memo.find_or_add(n);
+      slot = memo.find_or_add(s >= 0 ? singleton_key(kCharKeys, s) : n);
     } else {
       slot = memo.find_or_add(n);
     }
@@ -341,7 +337,6 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
     // the buffer. An entry whose largest size reaches past it stops the
     // run.
     const std::uintptr_t bound = std::min(reinterpret_cast<std::uintptr_t>(end_), frame_limit_);
-    const bool singletons = chars_ready_;
     auto memo = node_memo_->open_run();
     MemoId next_id = memo_size_;
     // The run stops where next_memo_id() would fail (past kNoMemo - 2),
@@ -386,10 +381,10 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
       // A dict's keys are taken when they are strs or atoms, its values
       // and a sequence's items also when they are flat containers (and a
       // sequence's, lists of such).
-      std::size_t need = entry_need(p[0], singletons, kWidth == 1 && containers, nested);
+      std::size_t need = entry_need(p[0], kWidth == 1 && containers, nested);
       if (need == 0) break;
       if constexpr (kWidth == 2) {
-        const std::size_t value_need = entry_need(p[1], singletons, containers, false);
+        const std::size_t value_need = entry_need(p[1], containers, false);
         if (value_need == 0) break;
         need += value_need;
       }
@@ -444,7 +439,7 @@ inline std::size_t Encoder::run_of_entries(SeqView view, std::size_t i, std::siz
   if ((n->kind == Kind::List || n->kind == Kind::Dict) && i + 1 < stop) {
     const Node* next = view.v[i + 1];
     if (next != nullptr && (next->kind == Kind::List || next->kind == Kind::Dict) &&
-        entry_need(n, true, true, depth_ + 1 < options_.max_depth) != 0) {
+        entry_need(n, true, depth_ + 1 < options_.max_depth) != 0) {
       return static_cast<std::size_t>(write_entry_run<1, true>(first + i, first + stop) - first);
     }
   }
@@ -463,7 +458,7 @@ inline std::size_t Encoder::run_of_entries(InterleavedView view, std::size_t i, 
     const Node* value = view.v[2 * i + 1];
     if (!maybe_atom(key) || value == nullptr) return i;
     if (value->kind == Kind::List || value->kind == Kind::Dict) {
-      if (entry_need(value, true, true, false) == 0) return i;
+      if (entry_need(value, true, false) == 0) return i;
       p = write_entry_run<2, true>(p, first + 2 * stop);
     } else if (value->kind == Kind::Str) {
       p = write_entry_run<2, false>(p, first + 2 * stop);
