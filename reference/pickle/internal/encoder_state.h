@@ -269,9 +269,10 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline std::size_t atom_room() const;
   [[gnu::always_inline]] static inline bool maybe_atom(const Node* n);
   [[gnu::always_inline]] static inline char* put_atom(char* c, const Node* n);
-  [[gnu::noinline]] static inline RunEnd write_atoms(char* c, Node* const* p, Node* const* last);
-  [[gnu::noinline]] static inline RunEnd write_atom_pairs(char* c, Node* const* p,
-                                                          Node* const* last);
+  [[gnu::noinline, gnu::aligned(64)]] static inline RunEnd write_atoms(char* c, Node* const* p,
+                                                                       Node* const* last);
+  [[gnu::noinline, gnu::aligned(64)]] static inline RunEnd write_atom_pairs(char* c, Node* const* p,
+                                                                            Node* const* last);
   [[gnu::always_inline]] inline std::size_t atom_run(const NodeList& v, std::size_t i,
                                                      std::size_t stop);
   [[gnu::always_inline]] inline std::size_t atom_pair_run(const NodeList& v,
