@@ -356,15 +356,21 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
         // with a str value of such a size or an int BININT* holds, the
         // commonest entries of DICT and DICT_GROUP: entry_need() and
         // put_entry() for them, their tests made once.
+        // Both pointers tested in one AND and both sizes in one OR, as
+        // write_atoms() does: an entry they turn away for nothing goes to
+        // entry_need() below instead.
         while (p != last) {
           const Node* value = p[1];  // the value first: DICT's keys are all strs
-          if (value == nullptr) break;
           const Node* key = p[0];
-          if (key == nullptr || !key->is_plain_str()) break;
+          if ((reinterpret_cast<std::uintptr_t>(key) & reinterpret_cast<std::uintptr_t>(value)) ==
+                  0 ||
+              !key->is_plain_str()) {
+            break;
+          }
           const std::string_view k = key->payload();
           if (value->is_plain_str()) [[likely]] {
             const std::string_view v = value->payload();
-            if (k.size() - 3 > 0xff - 3 || v.size() - 3 > 0xff - 3) break;
+            if (((k.size() - 3) | (v.size() - 3)) > 0xff - 3) break;
             if (reinterpret_cast<std::uintptr_t>(c) + k.size() + v.size() + 16 > bound) break;
             c = put_str(c, memo.find_or_add(key), k, next_id);
             c = put_str(c, memo.find_or_add(value), v, next_id);
