@@ -41,8 +41,9 @@ struct EncodeResult {
 // Throws PickleError (kind Unpicklable or LimitExceeded) when the value
 // cannot be written at the requested protocol (e.g. a PickleBuffer below 5).
 // Thread-safe for distinct calls; each thread keeps up to four sets of
-// working memory (a memo of at most 16Ki slots, the task stack, an output
-// buffer of at most 1 MiB) between calls.
+// working memory (a memo of 16Ki direct slots, 256 KiB of which only the
+// pages used are touched, and a hash table of at most 16Ki slots; the task
+// stack; an output buffer of at most 1 MiB) between calls.
 EncodeResult encode(const Node* root, const EncodeOptions& options = {});
 
 }  // namespace serialcheck::pickle
