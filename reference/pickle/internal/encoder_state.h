@@ -297,7 +297,7 @@ class Encoder : private PickleWriter {
   };
   [[gnu::always_inline]] static inline char* put_str(char* c, MemoId* slot, std::string_view utf8,
                                                      MemoId& next_id);
-  template <class MemoRun>  // NodeMemo::Run (NodeMemo is defined in encoder_memo.h)
+  template <bool kContainers, class MemoRun>  // NodeMemo::Run (see encoder_memo.h)
   [[gnu::always_inline]] inline char* put_entry(char* c, const Node* n, MemoRun& memo,
                                                 MemoId& next_id, Unfinished& unfinished);
   template <class MemoRun>

@@ -255,7 +255,7 @@ inline std::size_t Encoder::nested_need(const Node* n) {
 // run's view of the memo, taking ids from `next_id`; an atom as put_atom()
 // does. A container whose atoms stopped early is left open in
 // `unfinished`.
-template <class MemoRun>
+template <bool kContainers, class MemoRun>
 inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
                                 Unfinished& unfinished) {
   const Kind kind = n->kind;
@@ -271,7 +271,9 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
     }
     return put_str(c, slot, utf8, next_id);
   }
-  if (kind != Kind::List && kind != Kind::Dict) return put_atom(c, n);
+  // Without containers (a run that takes none), nothing here takes the
+  // address of `memo` or `next_id`, which can then stay in registers.
+  if (!kContainers || (kind != Kind::List && kind != Kind::Dict)) return put_atom(c, n);
   // A container, as write_flat_whole() writes it.
   MemoId* slot = memo.find_or_add(n);
   if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
@@ -307,7 +309,7 @@ char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id
   store_word(c, opened_marked(Op::EMPTY_LIST));
   c += 3;
   for (std::size_t i = 0, count = n->items.size(); i < count; ++i) {
-    c = put_entry(c, n->items[i], memo, next_id, unfinished);
+    c = put_entry<true>(c, n->items[i], memo, next_id, unfinished);
     if (unfinished.inner != nullptr) [[unlikely]] {
       unfinished.outer = n;
       unfinished.outer_next = i + 1;
@@ -402,8 +404,8 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
         if (uses > memo_left) break;
         memo_left -= uses;
       }
-      c = put_entry(c, p[0], memo, next_id, unfinished);
-      if constexpr (kWidth == 2) c = put_entry(c, p[1], memo, next_id, unfinished);
+      c = put_entry<kContainers>(c, p[0], memo, next_id, unfinished);
+      if constexpr (kWidth == 2) c = put_entry<kContainers>(c, p[1], memo, next_id, unfinished);
       if (kContainers && unfinished.inner != nullptr) [[unlikely]] {
         p += kWidth;
         break;
