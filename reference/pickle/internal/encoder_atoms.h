@@ -202,88 +202,92 @@ inline bool Encoder::fits_binint(const Node* n) const {
   return nullptr;
 }
 
+// The two int forms write_atoms() runs over in loops of their own: which
+// items each takes, one at a time (one test of small(), see put_atom) and
+// two at a time (both values in one OR, which may turn away two it takes
+// one at a time: BININT's OR of two differences from 0x10000 may reach
+// 2**31 - 0x10000 where neither does), and how each writes them.
+namespace int_forms {
+struct OneByte {  // BININT1: [0, 0x100)
+  static bool one(const Node* n) { return static_cast<std::uint64_t>(n->small()) < 0x100; }
+  static bool two(std::uint64_t a, std::uint64_t b) { return (a | b) < 0x100; }
+  static char* put_one(char* c, std::uint64_t v) {
+    PickleWriter::store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) | v << 8);
+    return c + 2;
+  }
+  static char* put_two(char* c, std::uint64_t a, std::uint64_t b) {
+    constexpr std::uint64_t kOp = static_cast<std::uint8_t>(op(Op::BININT1));
+    PickleWriter::store_word(c, kOp | a << 8 | kOp << 16 | b << 24);
+    return c + 4;
+  }
+};
+struct FourByte {  // BININT: [0x10000, 2**31) two at a time, also negative ones alone
+  static bool one(const Node* n) {
+    return n->binint_value() && static_cast<std::uint64_t>(n->small()) >= 0x10000;
+  }
+  static bool two(std::uint64_t a, std::uint64_t b) {
+    return ((a - 0x10000) | (b - 0x10000)) < 0x80000000u - 0x10000;
+  }
+  static char* put_one(char* c, std::uint64_t v) {
+    const auto u = static_cast<std::uint32_t>(v);
+    *c = op(Op::BININT);
+    std::memcpy(c + 1, &u, 4);
+    return c + 5;
+  }
+  static char* put_two(char* c, std::uint64_t a, std::uint64_t b) {
+    return put_one(put_one(c, a), b);
+  }
+};
+}  // namespace int_forms
+
+// A run of `Form` ints from `p`, whose item `n` is one: two at a time while
+// both are of the form (two pointers are both non-null when their AND is
+// not 0; the AND of two others may be 0 too, and those go one at a time),
+// then one at a time. Leaves `p` and `n` at the first item not of the form
+// and returns true, or returns false at `last` or a null item.
+template <class Form>
+[[gnu::always_inline]] inline bool write_int_run(char*& c, Node* const*& p, const Node*& n,
+                                                 Node* const* last, Node* const* pair_end) {
+  while (p < pair_end) {
+    const Node* a = p[0];
+    const Node* b = p[1];
+    if ((reinterpret_cast<std::uintptr_t>(a) & reinterpret_cast<std::uintptr_t>(b)) == 0) break;
+    const auto va = static_cast<std::uint64_t>(a->small());
+    const auto vb = static_cast<std::uint64_t>(b->small());
+    if (!Form::two(va, vb)) break;
+    c = Form::put_two(c, va, vb);
+    p += 2;
+  }
+  if (p == last) return false;
+  n = *p;
+  if (n == nullptr) return false;
+  while (Form::one(n)) {
+    c = Form::put_one(c, static_cast<std::uint64_t>(n->small()));
+    if (++p == last) return false;
+    n = *p;
+    if (n == nullptr) return false;
+  }
+  return true;
+}
+
 // The loops of a run, apart from the encoder (a function of their own, so
 // that what the item loops around them keep in registers does not crowd
 // them): write atoms at `c` from `p` up to `last` or the first non-atom.
 Encoder::RunEnd Encoder::write_atoms(char* c, Node* const* p, Node* const* last) {
   // Runs of one-byte ints (list(range(n)), pyperformance's LIST) and of
   // four-byte ones (TUPLE) in loops of their own while they last; the
-  // other atoms one at a time. Each is one test of small() (see put_atom).
-  const auto small_int = [](const Node* n) {
-    return static_cast<std::uint64_t>(n->small()) < 0x100;
-  };
-  const auto binint = [](const Node* n) {
-    return n->binint_value() && static_cast<std::uint64_t>(n->small()) >= 0x10000;
-  };
-  // Two at a time first, while both are of the run's form: two pointers
-  // are both non-null when their AND is not 0 (that AND may be 0 for two
-  // others too: then the loop one at a time below takes them), and two
-  // small() values, as unsigned, are both below a bound B when their OR is
-  // (a power of two) or, for BININT's [0x10000, 2**31), both differences
-  // from 0x10000 are below 2**31 - 0x10000 (their OR may not be: the loop
-  // one at a time takes those too). Negative BININT ints go one at a time.
-  const auto both = [](const Node* a, const Node* b) {
-    return (reinterpret_cast<std::uintptr_t>(a) & reinterpret_cast<std::uintptr_t>(b)) != 0;
-  };
+  // other atoms one at a time.
   if (p == last) return {p, c};
   Node* const* const pair_end = last - 1;  // p < pair_end: p[0] and p[1] are there
   for (; p != last; ++p) {
     const Node* n = *p;
     if (n == nullptr) break;
-    if (small_int(n)) {
-      while (p < pair_end) {
-        const Node* a = p[0];
-        const Node* b = p[1];
-        if (!both(a, b)) break;
-        const auto va = static_cast<std::uint64_t>(a->small());
-        const auto vb = static_cast<std::uint64_t>(b->small());
-        if ((va | vb) >= 0x100) break;
-        constexpr std::uint64_t kOp = static_cast<std::uint8_t>(op(Op::BININT1));
-        store_word(c, kOp | va << 8 | kOp << 16 | vb << 24);
-        c += 4;
-        p += 2;
-      }
-      if (p == last) return {p, c};
-      n = *p;
-      if (n == nullptr) return {p, c};
-      while (small_int(n)) {
-        store_word(c, static_cast<std::uint8_t>(op(Op::BININT1)) |
-                          static_cast<std::uint64_t>(n->small()) << 8);
-        c += 2;
-        if (++p == last) return {p, c};
-        n = *p;
-        if (n == nullptr) return {p, c};
-      }
+    if (int_forms::OneByte::one(n) && !write_int_run<int_forms::OneByte>(c, p, n, last, pair_end)) {
+      return {p, c};
     }
-    if (binint(n)) {
-      while (p < pair_end) {
-        const Node* a = p[0];
-        const Node* b = p[1];
-        if (!both(a, b)) break;
-        const auto da = static_cast<std::uint64_t>(a->small()) - 0x10000;
-        const auto db = static_cast<std::uint64_t>(b->small()) - 0x10000;
-        if ((da | db) >= 0x80000000u - 0x10000) break;
-        const auto ua = static_cast<std::uint32_t>(da + 0x10000);
-        const auto ub = static_cast<std::uint32_t>(db + 0x10000);
-        c[0] = op(Op::BININT);
-        std::memcpy(c + 1, &ua, 4);
-        c[5] = op(Op::BININT);
-        std::memcpy(c + 6, &ub, 4);
-        c += 10;
-        p += 2;
-      }
-      if (p == last) return {p, c};
-      n = *p;
-      if (n == nullptr) return {p, c};
-      while (binint(n)) {
-        const auto u = static_cast<std::uint32_t>(n->small());
-        *c = op(Op::BININT);
-        std::memcpy(c + 1, &u, 4);
-        c += 5;
-        if (++p == last) return {p, c};
-        n = *p;
-        if (n == nullptr) return {p, c};
-      }
+    if (int_forms::FourByte::one(n) &&
+        !write_int_run<int_forms::FourByte>(c, p, n, last, pair_end)) {
+      return {p, c};
     }
     char* next = put_atom(c, n);
     if (next == nullptr) break;
