@@ -15,7 +15,6 @@
 // memo_put_op() throws PickleError (LimitExceeded) past 2**32 - 2 entries.
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>

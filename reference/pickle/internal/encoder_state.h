@@ -36,7 +36,6 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
