@@ -284,10 +284,10 @@ class Encoder : private PickleWriter {
                                                          std::size_t stop);
   [[gnu::always_inline]] static inline std::size_t entry_need(const Node* n, bool containers,
                                                               bool nested);
-  static inline std::size_t nested_need(const Node* n);
   // A container a run left for the general path to finish: `inner` (a
   // flat list or dict) from entry `inner_at`, then, when it is an item of
-  // a list the run wrote (put_nested), `outer` from item `outer_next`.
+  // a list the run wrote (put_nested), `outer` from item `outer_next`; or
+  // `outer` alone, which stopped before that item.
   struct Unfinished {
     const Node* inner = nullptr;
     std::size_t inner_at = 0;
@@ -298,10 +298,11 @@ class Encoder : private PickleWriter {
                                                      MemoId& next_id);
   template <bool kContainers, class MemoRun>  // NodeMemo::Run (see encoder_memo.h)
   [[gnu::always_inline]] inline char* put_entry(char* c, const Node* n, MemoRun& memo,
-                                                MemoId& next_id, Unfinished& unfinished);
+                                                MemoId& next_id, Unfinished& unfinished,
+                                                std::uintptr_t bound);
   template <class MemoRun>
   [[gnu::noinline]] char* put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
-                                     Unfinished& unfinished);
+                                     Unfinished& unfinished, std::uintptr_t bound);
   // Aligned to a cache line: where its loop fell within one moved the
   // time of pyperformance's DICT_GROUP dumps by 5-8% between builds of the
   // same code.

@@ -158,7 +158,8 @@ template <Kind K>
 //    first an atom), as items and as a dict's values: their opening, memo
 //    and run of atoms, or a memo get;
 //  - as a sequence's items, lists of 2 to 999 of all these (LIST's pairs
-//    of lists), written whole as save_list_or_dict_as() writes them;
+//    of lists), written as save_list_or_dict_as() writes them, each item
+//    sized and checked as it comes (put_nested);
 // and writes them with the writer's state, the memo table's fields and the
 // next memo id held in locals. What it writes is what save() would write
 // entry by entry: it makes the checks save() makes before each entry once
@@ -167,13 +168,16 @@ template <Kind K>
 // ids used up); the general path then writes that entry. A container whose
 // atoms stop early (an entry that is not an atom) is finished by the
 // general path, save_flat_rest(), as save_flat_here() does (and then the
-// rest of the list holding it, if any), and the run goes on after it.
+// rest of the list holding it, if any), and the run goes on after it; so
+// is a list of such whose next item the run does not take or has no room
+// for.
 
 // The most the run may write for `n` (opcodes, sizes, text, MEMOIZE and
 // store_word's 8 bytes of slack), or 0 when the run does not take it.
 // `containers`: whether it takes flat lists and dicts here;
-// `nested`: also a list of 2 to 999 such containers, strs and atoms (see
-// put_nested).
+// `nested`: also a list of 2 to 999 items, for which only its own opening
+// and closing are counted here: put_nested() sizes each item, and stops
+// before one it does not take or has no room for.
 inline std::size_t Encoder::entry_need(const Node* n, bool containers, bool nested) {
   if (n == nullptr) return 0;
   if (n->kind == Kind::Str) {  // the commonest, before the switch's jump
@@ -196,32 +200,10 @@ inline std::size_t Encoder::entry_need(const Node* n, bool containers, bool nest
       if (maybe_atom(n->items[0])) {
         return kAtomBytes * count + 12;  // 3 opening and 1 closing opcodes, and the slack
       }
-      return nested && n->kind == Kind::List ? nested_need(n) : 0;
+      return nested && n->kind == Kind::List ? 12 : 0;  // its opening, closing and slack
     }
     default: return 0;
   }
-}
-
-// entry_need() of a list whose items the run takes one by one, with no
-// nesting of their own (LIST's pairs of lists): the sum of theirs, or 0
-// when the run does not take one of them.
-inline std::size_t Encoder::nested_need(const Node* n) {
-  std::size_t need = 12;  // 3 opening and 1 closing opcodes, and the slack
-  for (const Node* item : n->items) {
-    // A flat list (LIST's), as entry_need() takes it, without its tests
-    // for a str and its switch on the kind.
-    if (item != nullptr && item->kind == Kind::List) {
-      const std::size_t count = item->items.size();
-      if (count >= 2 && count < kBatchSize && maybe_atom(item->items[0])) {
-        need += kAtomBytes * count + 12;
-        continue;
-      }
-    }
-    const std::size_t one = entry_need(item, true, false);
-    if (one == 0) return 0;
-    need += one;
-  }
-  return need;
 }
 
 // A memo get written at `c`: memo_get() for binary protocols.
@@ -257,7 +239,7 @@ inline std::size_t Encoder::nested_need(const Node* n) {
 // `unfinished`.
 template <bool kContainers, class MemoRun>
 inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
-                                Unfinished& unfinished) {
+                                Unfinished& unfinished, std::uintptr_t bound) {
   const Kind kind = n->kind;
   if (kind == Kind::Str) {
     const std::string_view utf8 = n->payload();
@@ -281,7 +263,7 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
   Node* const* const first = n->items.data();
   Node* const* const last = first + n->items.size();
   if (!maybe_atom(*first)) [[unlikely]]
-    return put_nested(c, n, memo, next_id, unfinished);
+    return put_nested(c, n, memo, next_id, unfinished, bound);
   RunEnd run;
   if (kind == Kind::List) {
     store_word(c, opened_marked(Op::EMPTY_LIST));
@@ -299,17 +281,58 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
   return run.c;
 }
 
-// A list of 2 to 999 items the run takes one by one (nested_need), its
-// memo id taken: what save_list_or_dict_as() writes for it, EMPTY_LIST
-// MEMOIZE MARK, the items, APPENDS. An item left unfinished leaves the list
-// unfinished too, to go on at the next item.
+// A list of 2 to 999 items whose items the run takes one by one, its memo
+// id taken: what save_list_or_dict_as() writes for it, EMPTY_LIST MEMOIZE
+// MARK, the items, APPENDS. Each item is sized as it comes; the list stops, unfinished, before an
+// item the run does not take or whose largest size reaches past `bound`, for the general path to go
+// on from that item. An item left unfinished leaves the list unfinished too, to go on at the next
+// item.
 template <class MemoRun>
 char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
-                          Unfinished& unfinished) {
+                          Unfinished& unfinished, std::uintptr_t bound) {
   store_word(c, opened_marked(Op::EMPTY_LIST));
   c += 3;
   for (std::size_t i = 0, count = n->items.size(); i < count; ++i) {
-    c = put_entry<true>(c, n->items[i], memo, next_id, unfinished);
+    const Node* item = n->items[i];
+    // A flat list (LIST's), as entry_need() and put_entry() take it,
+    // without their tests for a str, a dict and a nested list.
+    if (item != nullptr && item->kind == Kind::List) {
+      const std::size_t size = item->items.size();
+      Node* const* const first = item->items.data();
+      if (size >= 2 && size < kBatchSize && maybe_atom(*first)) {
+        if (reinterpret_cast<std::uintptr_t>(c) + kAtomBytes * size + 12 > bound) [[unlikely]] {
+          unfinished.outer = n;
+          unfinished.outer_next = i;
+          return c;
+        }
+        MemoId* slot = memo.find_or_add(item);
+        if (const MemoId id = *slot; id != kNoMemo) {
+          c = put_memo_get(c, id);
+          continue;
+        }
+        *slot = next_id++;
+        Node* const* const last = first + size;
+        store_word(c, opened_marked(Op::EMPTY_LIST));
+        const RunEnd run = write_atoms(c + 3, first, last);
+        if (run.p == last) [[likely]] {
+          *run.c = op(Op::APPENDS);
+          c = run.c + 1;
+          continue;
+        }
+        unfinished.inner = item;
+        unfinished.inner_at = static_cast<std::size_t>(run.p - first);
+        unfinished.outer = n;
+        unfinished.outer_next = i + 1;
+        return run.c;
+      }
+    }
+    const std::size_t need = entry_need(item, true, false);
+    if (need == 0 || reinterpret_cast<std::uintptr_t>(c) + need > bound) [[unlikely]] {
+      unfinished.outer = n;
+      unfinished.outer_next = i;
+      return c;
+    }
+    c = put_entry<true>(c, item, memo, next_id, unfinished, bound);
     if (unfinished.inner != nullptr) [[unlikely]] {
       unfinished.outer = n;
       unfinished.outer_next = i + 1;
@@ -404,24 +427,29 @@ Node* const* Encoder::write_entry_run(Node* const* p, Node* const* const end) {
         if (uses > memo_left) break;
         memo_left -= uses;
       }
-      c = put_entry<kContainers>(c, p[0], memo, next_id, unfinished);
-      if constexpr (kWidth == 2) c = put_entry<kContainers>(c, p[1], memo, next_id, unfinished);
-      if (kContainers && unfinished.inner != nullptr) [[unlikely]] {
+      c = put_entry<kContainers>(c, p[0], memo, next_id, unfinished, bound);
+      if constexpr (kWidth == 2) {
+        c = put_entry<kContainers>(c, p[1], memo, next_id, unfinished, bound);
+      }
+      if (kContainers && (reinterpret_cast<std::uintptr_t>(unfinished.inner) |
+                          reinterpret_cast<std::uintptr_t>(unfinished.outer)) != 0) [[unlikely]] {
         p += kWidth;
         break;
       }
     }
     cur_ = c;
     memo_size_ = next_id;
-    if (!kContainers || unfinished.inner == nullptr) return p;
+    if (!kContainers || (unfinished.inner == nullptr && unfinished.outer == nullptr)) return p;
     if (unfinished.outer == nullptr) {
       save_flat_rest(unfinished.inner, unfinished.inner_at);
     } else {
       // As inside the list's own batches: its flat container finished one
-      // level down, then the rest of the list.
-      ++depth_;
-      save_flat_rest(unfinished.inner, unfinished.inner_at);
-      --depth_;
+      // level down (when one stopped early), then the rest of the list.
+      if (unfinished.inner != nullptr) {
+        ++depth_;
+        save_flat_rest(unfinished.inner, unfinished.inner_at);
+        --depth_;
+      }
       save_flat_rest(unfinished.outer, unfinished.outer_next);
     }
   }
