@@ -300,6 +300,8 @@ class Encoder : private PickleWriter {
   [[gnu::always_inline]] inline char* put_entry(char* c, const Node* n, MemoRun& memo,
                                                 MemoId& next_id, Unfinished& unfinished,
                                                 std::uintptr_t bound);
+  template <Kind K>
+  [[gnu::always_inline]] inline char* put_flat(char* c, const Node* n, Unfinished& unfinished);
   template <class MemoRun>
   [[gnu::noinline]] char* put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
                                      Unfinished& unfinished, std::uintptr_t bound);

@@ -260,12 +260,22 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
   MemoId* slot = memo.find_or_add(n);
   if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
   *slot = next_id++;
+  if (!maybe_atom(n->items[0])) [[unlikely]]
+    return put_nested(c, n, memo, next_id, unfinished, bound);
+  return kind == Kind::List ? put_flat<Kind::List>(c, n, unfinished)
+                            : put_flat<Kind::Dict>(c, n, unfinished);
+}
+
+// A flat list or dict whose memo id put_entry() or put_nested() took, as
+// write_flat_whole() writes it: its opening, its run of atoms and its
+// closing. One whose atoms stopped early is left open in `unfinished`.
+template <Kind K>
+[[gnu::always_inline]] inline char* Encoder::put_flat(char* c, const Node* n,
+                                                      Unfinished& unfinished) {
   Node* const* const first = n->items.data();
   Node* const* const last = first + n->items.size();
-  if (!maybe_atom(*first)) [[unlikely]]
-    return put_nested(c, n, memo, next_id, unfinished, bound);
   RunEnd run;
-  if (kind == Kind::List) {
+  if constexpr (K == Kind::List) {
     store_word(c, opened_marked(Op::EMPTY_LIST));
     run = write_atoms(c + 3, first, last);
   } else {
@@ -273,11 +283,11 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
     run = write_atom_pairs(c + 3, first, last);
   }
   if (run.p == last) [[likely]] {
-    *run.c = op(kind == Kind::List ? Op::APPENDS : Op::SETITEMS);
+    *run.c = op(K == Kind::List ? Op::APPENDS : Op::SETITEMS);
     return run.c + 1;
   }
   unfinished.inner = n;
-  unfinished.inner_at = static_cast<std::size_t>(run.p - first) / (kind == Kind::List ? 1 : 2);
+  unfinished.inner_at = static_cast<std::size_t>(run.p - first) / (K == Kind::List ? 1 : 2);
   return run.c;
 }
 
@@ -296,43 +306,29 @@ char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id
     const Node* item = n->items[i];
     // A flat list (LIST's), as entry_need() and put_entry() take it,
     // without their tests for a str, a dict and a nested list.
-    if (item != nullptr && item->kind == Kind::List) {
-      const std::size_t size = item->items.size();
-      Node* const* const first = item->items.data();
-      if (size >= 2 && size < kBatchSize && maybe_atom(*first)) {
-        if (reinterpret_cast<std::uintptr_t>(c) + kAtomBytes * size + 12 > bound) [[unlikely]] {
-          unfinished.outer = n;
-          unfinished.outer_next = i;
-          return c;
-        }
-        MemoId* slot = memo.find_or_add(item);
-        if (const MemoId id = *slot; id != kNoMemo) {
-          c = put_memo_get(c, id);
-          continue;
-        }
-        *slot = next_id++;
-        Node* const* const last = first + size;
-        store_word(c, opened_marked(Op::EMPTY_LIST));
-        const RunEnd run = write_atoms(c + 3, first, last);
-        if (run.p == last) [[likely]] {
-          *run.c = op(Op::APPENDS);
-          c = run.c + 1;
-          continue;
-        }
-        unfinished.inner = item;
-        unfinished.inner_at = static_cast<std::size_t>(run.p - first);
+    const std::size_t size = item != nullptr && item->kind == Kind::List ? item->items.size() : 0;
+    if (size >= 2 && size < kBatchSize && maybe_atom(item->items[0])) {
+      if (reinterpret_cast<std::uintptr_t>(c) + kAtomBytes * size + 12 > bound) [[unlikely]] {
         unfinished.outer = n;
-        unfinished.outer_next = i + 1;
-        return run.c;
+        unfinished.outer_next = i;
+        return c;
       }
+      MemoId* slot = memo.find_or_add(item);
+      if (const MemoId id = *slot; id != kNoMemo) {
+        c = put_memo_get(c, id);
+        continue;
+      }
+      *slot = next_id++;
+      c = put_flat<Kind::List>(c, item, unfinished);
+    } else {
+      const std::size_t need = entry_need(item, true, false);
+      if (need == 0 || reinterpret_cast<std::uintptr_t>(c) + need > bound) [[unlikely]] {
+        unfinished.outer = n;
+        unfinished.outer_next = i;
+        return c;
+      }
+      c = put_entry<true>(c, item, memo, next_id, unfinished, bound);
     }
-    const std::size_t need = entry_need(item, true, false);
-    if (need == 0 || reinterpret_cast<std::uintptr_t>(c) + need > bound) [[unlikely]] {
-      unfinished.outer = n;
-      unfinished.outer_next = i;
-      return c;
-    }
-    c = put_entry<true>(c, item, memo, next_id, unfinished, bound);
     if (unfinished.inner != nullptr) [[unlikely]] {
       unfinished.outer = n;
       unfinished.outer_next = i + 1;
