@@ -293,9 +293,10 @@ template <Kind K>
 
 // A list of 2 to 999 items whose items the run takes one by one, its memo
 // id taken: what save_list_or_dict_as() writes for it, EMPTY_LIST MEMOIZE
-// MARK, the items, APPENDS. Each item is sized as it comes; the list stops, unfinished, before an
-// item the run does not take or whose largest size reaches past `bound`, for the general path to go
-// on from that item. An item left unfinished leaves the list unfinished too, to go on at the next
+// MARK, the items, APPENDS. Each item is sized as it comes; the list stops,
+// unfinished, before an item the run does not take or whose largest size
+// reaches past `bound`, for the general path to go on from that item. An
+// item left unfinished leaves the list unfinished too, to go on at the next
 // item.
 template <class MemoRun>
 char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id,
@@ -304,15 +305,18 @@ char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id
   c += 3;
   for (std::size_t i = 0, count = n->items.size(); i < count; ++i) {
     const Node* item = n->items[i];
-    // A flat list (LIST's), as entry_need() and put_entry() take it,
-    // without their tests for a str, a dict and a nested list.
+    // A flat list (LIST's) is sized and written as entry_need() and
+    // put_entry() would, without their tests for a str, a dict and a
+    // nested list.
     const std::size_t size = item != nullptr && item->kind == Kind::List ? item->items.size() : 0;
-    if (size >= 2 && size < kBatchSize && maybe_atom(item->items[0])) {
-      if (reinterpret_cast<std::uintptr_t>(c) + kAtomBytes * size + 12 > bound) [[unlikely]] {
-        unfinished.outer = n;
-        unfinished.outer_next = i;
-        return c;
-      }
+    const bool flat_list = size >= 2 && size < kBatchSize && maybe_atom(item->items[0]);
+    const std::size_t need = flat_list ? kAtomBytes * size + 12 : entry_need(item, true, false);
+    if (need == 0 || reinterpret_cast<std::uintptr_t>(c) + need > bound) [[unlikely]] {
+      unfinished.outer = n;
+      unfinished.outer_next = i;
+      return c;
+    }
+    if (flat_list) {
       MemoId* slot = memo.find_or_add(item);
       if (const MemoId id = *slot; id != kNoMemo) {
         c = put_memo_get(c, id);
@@ -321,12 +325,6 @@ char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id
       *slot = next_id++;
       c = put_flat<Kind::List>(c, item, unfinished);
     } else {
-      const std::size_t need = entry_need(item, true, false);
-      if (need == 0 || reinterpret_cast<std::uintptr_t>(c) + need > bound) [[unlikely]] {
-        unfinished.outer = n;
-        unfinished.outer_next = i;
-        return c;
-      }
       c = put_entry<true>(c, item, memo, next_id, unfinished, bound);
     }
     if (unfinished.inner != nullptr) [[unlikely]] {
