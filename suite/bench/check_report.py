@@ -42,6 +42,8 @@ def main():
                 fail("bench.json has no " + name)
     if not any(n.startswith("memcpy/") for n in names):
         fail("bench.json has no memcpy benchmark")
+    if "result/pyperf_dict/string" not in names:
+        fail("bench.json has no result/pyperf_dict/string (the fresh string's cost)")
     errors = [(r["name"], r.get("error_message", "")) for r in runs if r.get("error_occurred")]
     for name, message in errors:
         print("error: %s: %s" % (name, message))
@@ -56,7 +58,8 @@ def main():
     with open(report) as f:
         text = f.read()
     for heading in ("## Targets for the reference", "## Speed relative to the C pickler",
-                    "## Throughput of single buffers", "## Errors", "## Plots"):
+                    "## Throughput of single buffers", "## Returning the bytes", "## Errors",
+                    "## Plots"):
         if heading not in text:
             fail("perf.md has no section " + heading)
     try:

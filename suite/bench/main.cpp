@@ -7,7 +7,11 @@
 // memcpy/copy_<size>/{warm,cold}, the physical limit for the buffer
 // workloads: warm copies into one destination reused by every iteration,
 // cold into a fresh malloc'd one (so it pays the page faults a fresh output
-// buffer pays). Before a benchmark is timed its subject's output is checked;
+// buffer pays). result/<workload>/string, for the pyperformance workloads:
+// a fresh std::string of the workload's pickle size, copied from a buffer
+// and freed, what handing back the bytes costs any dumps whose result owns
+// them (the reference's EncodeResult holds such a string; the C pickler
+// makes a bytes object). Before a benchmark is timed its subject's output is checked;
 // a wrong output is reported as the benchmark's error, never as a time.
 //
 // Each benchmark runs for at least 0.25 s of CPU time (0.01 s with --quick),
@@ -249,6 +253,24 @@ void run_memcpy(benchmark::State& state, std::size_t size, bool warm) {
   set_counters(state, size, 1);
 }
 
+// result/<workload>/string: the bytes of the workload's pickle size made
+// into a fresh string and freed (the reference's dumps does this once).
+void run_result_string(benchmark::State& state, std::size_t workload) {
+  Store::Case& c = store().get(workload, "reference");
+  if (!c.error.empty()) {
+    state.SkipWithError(c.error.c_str());
+    return;
+  }
+  const std::size_t size = store().current().bytes;
+  auto source = filled(size);
+  for (auto _ : state) {
+    std::string bytes(source.get(), size);
+    benchmark::DoNotOptimize(bytes.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, size, 1);
+}
+
 void register_all(bool quick) {
   const auto& specs = workload_specs();
   for (std::size_t w = 0; w < specs.size(); ++w) {
@@ -284,6 +306,12 @@ void register_all(bool quick) {
         run_request(state, w, subject);
       })->UseManualTime();
     }
+  }
+  for (std::size_t w = 0; w < specs.size(); ++w) {
+    if ((quick && !specs[w].quick) || specs[w].group != "pyperf") continue;
+    std::string name = "result/" + specs[w].name + "/string";
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [w](benchmark::State& state) { run_result_string(state, w); });
   }
   for (std::size_t size : buffer_sizes(quick)) {
     for (bool warm : {true, false}) {

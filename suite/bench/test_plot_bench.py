@@ -41,8 +41,8 @@ def entry(name, ns, payload=None):
 def synthetic_run():
     """A run with the C pickler, the reference and cloudpickle on a pyperformance
     workload, in-band buffers measured against memcpy, and a device buffer the
-    C pickler does not run (its baseline is memcpy), and an external subject
-    (timed in its own process: manual time). Listed in a shuffled order, as
+    C pickler does not run (its baseline is memcpy), an external subject
+    (timed in its own process: manual time) and the fresh-string yardstick. Listed in a shuffled order, as
     with --benchmark_enable_random_interleaving."""
     b = []
     for op, base in (("dumps", 10000.0), ("loads", 14000.0)):
@@ -52,6 +52,7 @@ def synthetic_run():
         b.append(entry("%s/pyperf_dict/cloudpickle" % op, base * 1.3, 5000))
         b.append(entry("%s/pyperf_dict/ext/manual_time" % op, base * 0.8, 5000))
     b.append(entry("request/pyperf_dict/ext/manual_time", 80000.0, 5000))
+    b.append(entry("result/pyperf_dict/string", 1000.0, 5000))
     for size, label in ((1024, "1KiB"), (1 << 20, "1MiB")):
         copy_ns = size / 10.0  # 10 bytes per ns
         b.append(entry("memcpy/copy_%s/warm" % label, copy_ns, size))
@@ -144,6 +145,13 @@ def compare_test(script, work):
           "perf.md: reference-py's ratio to the C pickler is not t(cpython) / t(reference-py)")
     check("`reference-py` starts from the same Python object" in md,
           "perf.md does not say what reference-py measures")
+    # The fresh string beside the reference's dumps (5 µs) and the budget at
+    # the dumps target (the C pickler's 20 µs / 5): a yardstick, not judged.
+    check("## Returning the bytes" in md
+          and "| pyperf_dict | 2 µs | 5 µs | 40% | 4 µs | 50% |" in md,
+          "perf.md: the fresh string's share of dumps and of the budget is wrong or missing")
+    check(rows["result/pyperf_dict/string"]["verdict"] == "baseline",
+          "the fresh-string yardstick was judged as a subject")
     check("0 slower" in proc.stdout, "stdout has no comparison summary: " + proc.stdout)
     check(rows["loads/pyperf_dict/ext"]["external"]
           and not rows["loads/pyperf_dict/reference"]["external"], "external subjects not marked")
