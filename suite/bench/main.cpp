@@ -11,8 +11,9 @@
 // a fresh std::string of the workload's pickle size, copied from a buffer
 // and freed, what handing back the bytes costs any dumps whose result owns
 // them (the reference's EncodeResult holds such a string; the C pickler
-// makes a bytes object). Before a benchmark is timed its subject's output is checked;
-// a wrong output is reported as the benchmark's error, never as a time.
+// makes a bytes object). Before a benchmark is timed its subject's output
+// is checked; a wrong output is reported as the benchmark's error, never as
+// a time.
 //
 // Each benchmark runs for at least 0.25 s of CPU time (0.01 s with --quick),
 // unless --benchmark_min_time says otherwise; --quick also takes fewer sizes.
