@@ -93,13 +93,7 @@ class NodeMemo {
   // one look for a lookup followed by an insert. The slot stays valid
   // until the next insert.
   [[gnu::always_inline]] MemoId* find_or_add(const Node* key) {
-    Slot& slot = direct_slot(direct_, key);
-    if (slot.generation != generation_) [[likely]] {
-      slot = Slot{key, kNoMemo, generation_};
-      return &slot.value;
-    }
-    if (slot.key == key) return &slot.value;
-    return find_or_add_slow(key);
+    return open_run().find_or_add(key);
   }
 
   // Keeps the first value of a key put twice.

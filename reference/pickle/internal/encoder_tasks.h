@@ -217,6 +217,20 @@ inline std::size_t Encoder::entry_need(const Node* n, bool containers, bool nest
   return c + 5;
 }
 
+// The memo step of a container a run writes: true, its memo get written
+// at `c`, when it has an id; else false, the next id taken for it.
+template <class MemoRun>
+[[gnu::always_inline]] inline bool memo_get_or_take(char*& c, const Node* n, MemoRun& memo,
+                                                    MemoId& next_id) {
+  MemoId* slot = memo.find_or_add(n);
+  if (const MemoId id = *slot; id != kNoMemo) {
+    c = put_memo_get(c, id);
+    return true;
+  }
+  *slot = next_id++;
+  return false;
+}
+
 // A str of at most 255 bytes whose memo slot is `slot` (by identity, or
 // by value for a singleton): BINGET when the slot holds an id, else
 // SHORT_BINUNICODE and MEMOIZE, the slot taking the next id.
@@ -257,9 +271,7 @@ inline char* Encoder::put_entry(char* c, const Node* n, MemoRun& memo, MemoId& n
   // address of `memo` or `next_id`, which can then stay in registers.
   if (!kContainers || (kind != Kind::List && kind != Kind::Dict)) return put_atom(c, n);
   // A container, as write_flat_whole() writes it.
-  MemoId* slot = memo.find_or_add(n);
-  if (const MemoId id = *slot; id != kNoMemo) return put_memo_get(c, id);
-  *slot = next_id++;
+  if (memo_get_or_take(c, n, memo, next_id)) return c;
   if (!maybe_atom(n->items[0])) [[unlikely]]
     return put_nested(c, n, memo, next_id, unfinished, bound);
   return kind == Kind::List ? put_flat<Kind::List>(c, n, unfinished)
@@ -317,12 +329,7 @@ char* Encoder::put_nested(char* c, const Node* n, MemoRun& memo, MemoId& next_id
       return c;
     }
     if (flat_list) {
-      MemoId* slot = memo.find_or_add(item);
-      if (const MemoId id = *slot; id != kNoMemo) {
-        c = put_memo_get(c, id);
-        continue;
-      }
-      *slot = next_id++;
+      if (memo_get_or_take(c, item, memo, next_id)) continue;
       c = put_flat<Kind::List>(c, item, unfinished);
     } else {
       c = put_entry<true>(c, item, memo, next_id, unfinished, bound);
