@@ -42,8 +42,8 @@ def synthetic_run():
     """A run with the C pickler, the reference and cloudpickle on a pyperformance
     workload, in-band buffers measured against memcpy, and a device buffer the
     C pickler does not run (its baseline is memcpy), an external subject
-    (timed in its own process: manual time) and the fresh-string yardstick. Listed in a shuffled order, as
-    with --benchmark_enable_random_interleaving."""
+    (timed in its own process: manual time) and the fresh-string yardstick.
+    Listed in a shuffled order, as with --benchmark_enable_random_interleaving."""
     b = []
     for op, base in (("dumps", 10000.0), ("loads", 14000.0)):
         b.append(entry("%s/pyperf_dict/cpython" % op, base, 5000))
