@@ -14,15 +14,51 @@ encodes is what the C pickler writes for this object.
 
 Each class stands for one way CPython reduces an object; the comment on each
 says which.
+
+The module imports on every Python from 2.7 on (the testee adapter beside it
+serves old interpreters too). On 3.11 every class is what it always was; a
+class an interpreter cannot have (a dataclass before 3.7, an enum on 2.7) is
+simply not defined there, and make() does not offer its kind, so the adapter
+answers a case that names it as `unsupported`. Syntax that Python 2 cannot
+parse (keyword-only arguments, annotations) is compiled only on Python 3.
 """
 
 import collections
-import copyreg
-import dataclasses
-import enum
 import functools
+import io
 import operator
 import pickle
+import sys
+
+try:
+    import copyreg
+except ImportError:  # Python 2
+    import copy_reg as copyreg
+
+try:
+    import dataclasses
+except ImportError:  # before 3.7
+    dataclasses = None
+
+try:
+    import enum
+except ImportError:  # Python 2
+    enum = None
+
+PY3 = sys.version_info[0] >= 3
+
+
+def _py3(source):
+    """Defines the Python 3 `source` in this module, as if written here:
+    same names and qualnames, and tracebacks name this file's lines."""
+    path = __file__[:-1] if __file__.endswith((".pyc", ".pyo")) else __file__
+    try:
+        with io.open(path, encoding="utf-8") as f:
+            text = f.read()
+        pad = "\n" * text[:text.index(source)].count("\n")
+    except (IOError, OSError, ValueError):
+        pad = ""
+    exec(compile(pad + source, __file__, "exec"), globals())
 
 
 # ---------------------------------------------------------------------------
@@ -30,7 +66,7 @@ import pickle
 # protocol 2, copyreg.__newobj__ (NEWOBJ) from 2 on, the instance __dict__ as
 # the state (none at all when it is empty).
 
-class Plain:
+class Plain(object):
     def __init__(self, a=None, b=None):
         self.a = a
         self.b = b
@@ -39,11 +75,11 @@ class Plain:
         return self.a
 
 
-class Empty:
+class Empty(object):
     """No attributes: no state, so no BUILD."""
 
 
-class Slots:
+class Slots(object):
     """__slots__ alone: the state is (None, {slot: value}); below protocol 2
     CPython refuses it."""
     __slots__ = ("a", "b")
@@ -53,7 +89,7 @@ class Slots:
         self.b = b
 
 
-class SlotsDict:
+class SlotsDict(object):
     """__slots__ and a __dict__: the state is (dict, {slot: value})."""
     __slots__ = ("a", "__dict__")
 
@@ -62,7 +98,7 @@ class SlotsDict:
         self.b = b
 
 
-class PartSlots:
+class PartSlots(object):
     """A slot left unset does not appear in the state."""
     __slots__ = ("a", "b")
 
@@ -73,7 +109,7 @@ class PartSlots:
 # ---------------------------------------------------------------------------
 # __getstate__ / __setstate__.
 
-class GetState:
+class GetState(object):
     def __init__(self, a=None, b=None):
         self.a = a
         self.b = b
@@ -85,7 +121,7 @@ class GetState:
         self.a, self.b = state
 
 
-class FalsyState:
+class FalsyState(object):
     """A falsy state: from protocol 2 on it is still written (BUILD), below 2
     copyreg drops it and __setstate__ is never called on load."""
 
@@ -102,7 +138,7 @@ class FalsyState:
 # ---------------------------------------------------------------------------
 # __reduce__ returning 2- to 6-tuples, and a string.
 
-class Reduce2:
+class Reduce2(object):
     def __init__(self, a=None, b=None):
         self.a = a
         self.b = b
@@ -111,7 +147,7 @@ class Reduce2:
         return (Reduce2, (self.a, self.b))
 
 
-class Reduce3:
+class Reduce3(object):
     """(callable, args, state): the state goes to __setstate__."""
 
     def __init__(self, a=None, b=None):
@@ -122,7 +158,7 @@ class Reduce3:
         return (Reduce3, (self.a,), {"b": self.b})
 
 
-class Bag:
+class Bag(object):
     """(callable, args, None, listitems): the items come back through append."""
 
     def __init__(self, *items):
@@ -135,7 +171,7 @@ class Bag:
         return (Bag, (), None, iter(self.items))
 
 
-class Table:
+class Table(object):
     """(callable, args, state, None, dictitems): the items come back through
     __setitem__."""
 
@@ -156,7 +192,7 @@ def set_state(obj, state):
     obj.a = state
 
 
-class Reduce6:
+class Reduce6(object):
     """(callable, args, state, listitems, dictitems, state_setter)."""
 
     def __init__(self, a=None):
@@ -166,7 +202,7 @@ class Reduce6:
         return (Reduce6, (), self.a, None, None, set_state)
 
 
-class Named:
+class Named(object):
     """__reduce__ returns a string: the object is saved as that global."""
 
     def __reduce__(self):
@@ -176,7 +212,7 @@ class Named:
 NAMED = Named()
 
 
-class ReduceEx:
+class ReduceEx(object):
     """__reduce_ex__ that depends on the protocol."""
 
     def __init__(self, a=None, b=None):
@@ -194,13 +230,21 @@ class ReduceEx:
         self.b = item
 
 
+def _keyword_only(kwargs):
+    """Python 2's stand-in for `*, key=None`."""
+    key = kwargs.pop("key", None)
+    if kwargs:
+        raise TypeError("unexpected keyword arguments: %s" % ", ".join(sorted(kwargs)))
+    return key
+
+
 # ---------------------------------------------------------------------------
 # __getnewargs__ and __getnewargs_ex__: the arguments NEWOBJ (NEWOBJ_EX from
 # protocol 4, copyreg.__newobj_ex__ below) passes to __new__.
 
-class NewArgs:
+class NewArgs(object):
     def __new__(cls, a=None, b=None):
-        self = super().__new__(cls)
+        self = super(NewArgs, cls).__new__(cls)
         self.a = a
         return self
 
@@ -211,7 +255,9 @@ class NewArgs:
         return (self.a,)
 
 
-class NewArgsEx:
+if PY3:
+    _py3('''
+class NewArgsEx(object):
     """object.__new__ takes the arguments (the class overrides __init__ only)."""
 
     def __init__(self, a=None, *, key=None):
@@ -222,7 +268,7 @@ class NewArgsEx:
         return ((self.a,), {"key": self.key})
 
 
-class NewArgsExNew:
+class NewArgsExNew(object):
     """Its own __new__: at protocols 2 and 3 the pickler calls it through
     functools.partial(NewArgsExNew.__new__, NewArgsExNew, *args, **kwargs)()
     (object.__new__ for a class without one); at 0 and 1 __getnewargs_ex__
@@ -236,6 +282,28 @@ class NewArgsExNew:
 
     def __getnewargs_ex__(self):
         return ((self.a,), {"key": self.key})
+''')
+else:
+    class NewArgsEx(object):
+        """Python 2: key is keyword-only by hand; __getnewargs_ex__ is not
+        used by Python 2's pickle."""
+
+        def __init__(self, a=None, **kwargs):
+            self.a = a
+            self.key = _keyword_only(kwargs)
+
+        def __getnewargs_ex__(self):
+            return ((self.a,), {"key": self.key})
+
+    class NewArgsExNew(object):
+        def __new__(cls, a=None, **kwargs):
+            self = super(NewArgsExNew, cls).__new__(cls)
+            self.a = a
+            self.key = _keyword_only(kwargs)
+            return self
+
+        def __getnewargs_ex__(self):
+            return ((self.a,), {"key": self.key})
 
 
 # ---------------------------------------------------------------------------
@@ -256,7 +324,7 @@ class TagSet(set):
 # ---------------------------------------------------------------------------
 # A reducer registered with copyreg (the pickler's dispatch table).
 
-class Registered:
+class Registered(object):
     def __init__(self, a=None):
         self.a = a
 
@@ -271,26 +339,27 @@ copyreg.pickle(Registered, reduce_registered)
 # ---------------------------------------------------------------------------
 # Enum members, namedtuples, dataclasses, nested qualnames.
 
-class Color(enum.Enum):
-    RED = 1
-    GREEN = "green"
-    BLUE = (3, 4)
+if enum is not None:
+    class Color(enum.Enum):
+        RED = 1
+        GREEN = "green"
+        BLUE = (3, 4)
 
+    class Level(enum.IntEnum):
+        LOW = 1
+        HIGH = 1000
 
-class Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 1000
-
-
-class Perm(enum.Flag):
-    R = 4
-    W = 2
-    X = 1
+    class Perm(enum.Flag):
+        R = 4
+        W = 2
+        X = 1
 
 
 Pair = collections.namedtuple("Pair", ["left", "right"])
 
 
+if dataclasses is not None:
+    _py3('''
 @dataclasses.dataclass
 class Record:
     a: object = None
@@ -334,10 +403,11 @@ except TypeError:
         def __setstate__(self, state):
             for f, value in zip(dataclasses.fields(self), state):
                 object.__setattr__(self, f.name, value)
+''')
 
 
-class Outer:
-    class Inner:
+class Outer(object):
+    class Inner(object):
         def __init__(self, a=None):
             self.a = a
 
@@ -359,11 +429,18 @@ class Outer:
 # ---------------------------------------------------------------------------
 # Callables by reference.
 
+if PY3:
+    _py3('''
 def function(x=None, *, key=None):
     return x
+''')
+else:
+    def function(x=None, **kwargs):
+        _keyword_only(kwargs)
+        return x
 
 
-class Persistent:
+class Persistent(object):
     """Stands for an object stored elsewhere, known by its pid: a pickler made
     by with_persistent_ids() writes it as a persistent id (PERSID, BINPERSID),
     an unpickler made by with_persistent_load() reads it back."""
@@ -392,13 +469,30 @@ def _persistent_load(self, pid):
 _SUBCLASSES = {}
 
 
+def _with_method(cls, name, method):
+    """A subclass of `cls` with `method` as `name`. Python 2's classic
+    classes (pickle.Pickler) are subclassed as classic classes; cPickle's
+    Pickler and Unpickler are factories, not classes: their objects get
+    the method as an attribute, as cPickle expects."""
+    if isinstance(cls, type):
+        return type(cls.__name__, (cls,), {name: method})
+    if type(cls).__name__ == "classobj":
+        return type(cls)(cls.__name__, (cls,), {name: method})
+
+    def make(*args, **kwargs):
+        obj = cls(*args, **kwargs)
+        setattr(obj, name, functools.partial(method, obj))
+        return obj
+    make.__name__ = getattr(cls, "__name__", name)
+    return make
+
+
 def with_persistent_ids(pickler_class):
     """A subclass of `pickler_class` whose persistent_id names every
     Persistent by its pid."""
     key = (pickler_class, "dump")
     if key not in _SUBCLASSES:
-        _SUBCLASSES[key] = type(pickler_class.__name__, (pickler_class,),
-                                {"persistent_id": _persistent_id})
+        _SUBCLASSES[key] = _with_method(pickler_class, "persistent_id", _persistent_id)
     return _SUBCLASSES[key]
 
 
@@ -407,8 +501,7 @@ def with_persistent_load(unpickler_class):
     Persistent."""
     key = (unpickler_class, "load")
     if key not in _SUBCLASSES:
-        _SUBCLASSES[key] = type(unpickler_class.__name__, (unpickler_class,),
-                                {"persistent_load": _persistent_load})
+        _SUBCLASSES[key] = _with_method(unpickler_class, "persistent_load", _persistent_load)
     return _SUBCLASSES[key]
 
 
@@ -430,7 +523,7 @@ def extension_function(x=None):
     return x
 
 
-class ExtensionClass:
+class ExtensionClass(object):
     """Written as EXT2 0xf7f6, also where NEWOBJ names it as its
     instances' class."""
 
@@ -438,8 +531,8 @@ class ExtensionClass:
         self.a = a
 
 
-class ExtensionOuter:
-    class Inner:
+class ExtensionOuter(object):
+    class Inner(object):
         """Written as EXT4 0xf7f6f5: the registry's key is the whole
         qualified name."""
 
@@ -530,10 +623,10 @@ _BUILDERS = {
     "int_enum": (1, lambda a: _pick(list(Level), a)),
     "flag": (1, lambda a: Perm(_selector(a) + 4) if _selector(a) else Perm.R | Perm.W),
     "namedtuple": (2, Pair),
-    "dataclass": (2, Record),
-    "frozen_dataclass": (2, FrozenRecord),
-    "slots_dataclass": (2, SlotRecord),
-    "frozen_slots_dataclass": (2, FrozenSlotRecord),
+    "dataclass": (2, lambda a, b: Record(a, b)),
+    "frozen_dataclass": (2, lambda a, b: FrozenRecord(a, b)),
+    "slots_dataclass": (2, lambda a, b: SlotRecord(a, b)),
+    "frozen_slots_dataclass": (2, lambda a, b: FrozenSlotRecord(a, b)),
     "nested_class": (1, Outer.Inner),
     "self_ref": (1, _self_ref),
     # Callables by reference.
@@ -555,7 +648,15 @@ _BUILDERS = {
     "extension": (1, lambda a: [extension_function, ExtensionOuter.Inner, ExtensionClass(a)]),
 }
 
-FIXTURES = {kind: arity for kind, (arity, _) in _BUILDERS.items()}
+# The kinds whose classes this interpreter lacks (see the module's docstring).
+_NEEDS = {"enum": "Color", "int_enum": "Level", "flag": "Perm", "dataclass": "Record",
+          "frozen_dataclass": "FrozenRecord", "slots_dataclass": "SlotRecord",
+          "frozen_slots_dataclass": "FrozenSlotRecord"}
+for _kind, _class in _NEEDS.items():
+    if _class not in globals():
+        del _BUILDERS[_kind]
+
+FIXTURES = dict((kind, arity) for kind, (arity, _) in _BUILDERS.items())
 
 
 def make(kind, *args):
