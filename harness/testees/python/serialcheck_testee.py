@@ -28,7 +28,6 @@ Run `serialcheck_testee.py --help` for the command line. As a module:
 
 import argparse
 import binascii
-import copyreg
 import functools
 import importlib
 import inspect
@@ -48,6 +47,69 @@ import time
 import traceback
 import types
 
+try:
+    import copyreg
+except ImportError:  # Python 2
+    import copy_reg as copyreg
+
+# Python 2 (2.7): the value model's str is `unicode`, its bytes is `str`,
+# its int is int and long (docs/testee-protocol.md names the mapping, and the
+# hello says it).
+PY2 = sys.version_info[0] == 2
+if PY2:
+    TEXT = unicode  # noqa: F821 (Python 2)
+    INTS = (int, long)  # noqa: F821
+    BYTES = str
+    _intern = intern  # noqa: F821
+    RecursionError = RuntimeError
+else:
+    TEXT = str
+    INTS = (int,)
+    BYTES = bytes
+    _intern = sys.intern
+    RecursionError = RecursionError
+_timer = getattr(time, "perf_counter", time.time)
+
+
+def _tohex(data):
+    return binascii.hexlify(data).decode("ascii")
+
+
+def _fromhex(text):
+    return binascii.unhexlify(text.encode("ascii") if isinstance(text, TEXT) else text)
+
+
+# A str holding a surrogate code point is written as str-utf8sp.
+_LONE_SURROGATE = re.compile(u"[\ud800-\udfff]")
+# Python 2's UTF-8 codec joins a high and a low surrogate into one code
+# point, so such a str cannot be pickled as it is there.
+_SURROGATE_PAIR = re.compile(u"[\ud800-\udbff][\udc00-\udfff]")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _encode_utf8sp(s):
+    return s.encode("utf-8") if PY2 else s.encode("utf-8", "surrogatepass")
+
+
+def _decode_utf8sp(raw):
+    """UTF-8 with lone surrogates allowed (Python 2's codec allows them)."""
+    return raw.decode("utf-8") if PY2 else raw.decode("utf-8", "surrogatepass")
+
+
+def _byte_view(data):
+    """A frame to write: the bytes the serializer returned, unsplit."""
+    return data if PY2 else memoryview(data).cast("B")
+
+
+def _nbytes(frame):
+    return len(frame) if PY2 else frame.nbytes
+
+
+# Python 2 objects that pickle writes as globals (its save_global), beside
+# functions and classes.
+_PY2_GLOBAL_TYPES = (types.BuiltinFunctionType, type(len)) + (
+    (types.ClassType,) if PY2 else ())  # noqa: the classic classes
+
 
 __all__ = [
     "BridgeError", "Unsupported", "ValueFormError", "PRESETS",
@@ -58,9 +120,12 @@ __all__ = [
 PROTOCOL_VERSION = 1
 PickleBuffer = getattr(pickle, "PickleBuffer", None)
 
-# The value kinds, named as serialcheck names them (Capabilities::kinds).
-BASE_KINDS = ("none", "bool", "int", "float", "str", "bytes", "bytearray", "list", "tuple",
-              "dict", "set", "frozenset", "global", "object", "pickle-buffer", "module")
+# The value kinds, named as serialcheck names them (Capabilities::kinds):
+# pickle-buffer only where pickle has PickleBuffer (3.8 on).
+BASE_KINDS = tuple(k for k in (
+    "none", "bool", "int", "float", "str", "bytes", "bytearray", "list", "tuple", "dict", "set",
+    "frozenset", "global", "object", "pickle-buffer", "module")
+    if k != "pickle-buffer" or PickleBuffer is not None)
 ATOMS = frozenset(("none", "bool", "int", "float"))
 DISTINCTIONS = ("tuple", "int-float", "big-int", "bytes-bytearray", "set-frozenset", "set-list",
                 "sharing", "str-bytes", "nan-bits")
@@ -211,15 +276,15 @@ def _pointer(path):
 
 
 def _is_int(j):
-    return isinstance(j, int) and not isinstance(j, bool)
+    return isinstance(j, INTS) and not isinstance(j, bool)
 
 
 def _hex(text, path, member):
-    if not isinstance(text, str):
+    if not isinstance(text, TEXT):
         raise ValueFormError(_pointer((path, member)), "hexadecimal must be a string")
     try:
-        return binascii.a2b_hex(text)
-    except (ValueError, TypeError):
+        return _fromhex(text)
+    except (ValueError, TypeError, UnicodeError):
         raise ValueFormError(_pointer((path, member)), "malformed hexadecimal")
 
 
@@ -231,7 +296,7 @@ def _int_list(j, path, member):
 
 def _parse_float(j, path):
     text = j.get("float")
-    if not isinstance(text, str):
+    if not isinstance(text, TEXT):
         raise ValueFormError(_pointer((path, "float")), "a float must be a string")
     try:
         f = float(text)
@@ -239,17 +304,17 @@ def _parse_float(j, path):
         raise ValueFormError(_pointer((path, "float")), "not a float: %r" % text)
     if "bits" in j:
         bits = j["bits"]
-        if not (isinstance(bits, str) and len(bits) == 16):
+        if not (isinstance(bits, TEXT) and len(bits) == 16):
             raise ValueFormError(_pointer((path, "bits")), "bits must be 16 hex digits")
         try:
-            f2 = struct.unpack(">d", bytes.fromhex(bits))[0]
-        except ValueError:
+            f2 = struct.unpack(">d", _fromhex(bits))[0]
+        except (ValueError, TypeError, UnicodeError):
             raise ValueFormError(_pointer((path, "bits")), "bits must be 16 hex digits")
         if not (f != f and f2 != f2):
             raise ValueFormError(_pointer((path, "bits")), "bits are only for a NaN")
         f = f2
     elif f != f:
-        f = struct.unpack(">d", bytes.fromhex(CANONICAL_NAN_BITS))[0]
+        f = struct.unpack(">d", _fromhex(CANONICAL_NAN_BITS))[0]
     return f
 
 
@@ -274,12 +339,12 @@ def nodes_from_json(doc):
         if isinstance(j, bool):
             target[index] = Node("bool", j)
             continue
-        if isinstance(j, int):
+        if isinstance(j, INTS):
             if not INT64_MIN <= j < (1 << 64):
                 raise ValueFormError(_pointer(path), "a bare integer beyond 64 bits")
-            target[index] = Node("int", j)
+            target[index] = Node("int", int(j))
             continue
-        if isinstance(j, str):
+        if isinstance(j, TEXT):
             target[index] = Node("str", j)
             continue
         if isinstance(j, float):
@@ -311,22 +376,22 @@ def nodes_from_json(doc):
         n = None
         pending = []  # (json, target list, index, path), in document order
         if tag == "int":
-            if not isinstance(body, str):
+            if not isinstance(body, TEXT):
                 raise ValueFormError(_pointer(bpath), "an int must be a decimal string")
             if not _DECIMAL.match(body):
                 raise ValueFormError(_pointer(bpath), "not a decimal integer: %r" % body)
             with _NoIntLimit():
-                n = Node("int", int(body))
+                n = Node("int", int(int(body)))
         elif tag == "float":
             n = Node("float", _parse_float(j, path))
         elif tag == "str":
-            if not isinstance(body, str):
+            if not isinstance(body, TEXT):
                 raise ValueFormError(_pointer(bpath), "must be a string")
             n = Node("str", body)
         elif tag == "str-utf8sp":
             raw = _hex(body, path, tag)
             try:
-                n = Node("str", raw.decode("utf-8", "surrogatepass"))
+                n = Node("str", _decode_utf8sp(raw))
             except UnicodeDecodeError:
                 raise ValueFormError(_pointer(bpath), "not UTF-8 (lone surrogates allowed)")
         elif tag in ("bytes", "bytearray"):
@@ -347,7 +412,7 @@ def nodes_from_json(doc):
                 pending.append((pair[1], n.items, 2 * i + 1, ((bpath, i), 1)))
         elif tag == "global":
             if not (isinstance(body, list) and len(body) == 2
-                    and all(isinstance(s, str) for s in body)):
+                    and all(isinstance(s, TEXT) for s in body)):
                 raise ValueFormError(_pointer(bpath), "a global is two strings")
             n = Node("global", (body[0], body[1]))
         elif tag == "persid":
@@ -405,7 +470,7 @@ def nodes_from_json(doc):
                 n.items = [None]
                 pending.append((body["grad"], n.items, 0, (bpath, "grad")))
         elif tag == "module":
-            if not isinstance(body, str) or not body or "" in body.split("."):
+            if not isinstance(body, TEXT) or not body or "" in body.split("."):
                 raise ValueFormError(_pointer(bpath), "a module name is dotted non-empty parts")
             n = Node("module", body)
             if "class" in j:
@@ -416,7 +481,7 @@ def nodes_from_json(doc):
                 pending.append((cls, n.items, 0, (path, "class")))
         elif tag == "device-buffer":
             device = j.get("device")
-            if not isinstance(device, str):
+            if not isinstance(device, TEXT):
                 raise ValueFormError(_pointer((path, "device")), "a device must be a string")
             n = Node("device-buffer", (_hex(body, path, tag), device))
         if "id" in j:
@@ -458,7 +523,7 @@ def _parse_layout(body, path, members):
         "offset": body["offset"],
         "data": _hex(body["data"], path, "data"),
     }
-    if not isinstance(out["dtype"], str):
+    if not isinstance(out["dtype"], TEXT):
         raise ValueFormError(_pointer((path, "dtype")), "must be a string")
     if not _is_int(out["offset"]):
         raise ValueFormError(_pointer((path, "offset")), "must be an integer")
@@ -472,7 +537,7 @@ def _parse_layout(body, path, members):
                 raise ValueFormError(_pointer((path, k)), "must be a bool")
             out[k] = body[k]
     if "device" in members:
-        if not isinstance(body["device"], str):
+        if not isinstance(body["device"], TEXT):
             raise ValueFormError(_pointer((path, "device")), "must be a string")
         out["device"] = body["device"]
     return out
@@ -500,7 +565,7 @@ def _json_str(s):
 
 def _float_text(f):
     if f != f:
-        bits = struct.pack(">d", f).hex()
+        bits = _tohex(struct.pack(">d", f))
         if bits != CANONICAL_NAN_BITS:
             return '{"float":"nan","bits":"%s"}' % bits
         return '{"float":"nan"}'
@@ -545,7 +610,7 @@ def text_from_nodes(root):
     with _NoIntLimit():
         while stack:
             n = stack.pop()
-            if type(n) is str:
+            if type(n) is not Node:
                 out.append(n)
                 continue
             kind = n.kind
@@ -569,24 +634,20 @@ def text_from_nodes(root):
                 out.append(_float_text(n.value))
             elif kind == "str":
                 s = n.value
-                try:
-                    s.encode("utf-8")
-                    plain = True
-                except UnicodeEncodeError:
-                    plain = False
+                plain = _LONE_SURROGATE.search(s) is None
                 if plain and not ident:
                     out.append(_json_str(s))
                 elif plain:
                     out.append('{"str":%s%s}' % (_json_str(s), idm))
                 else:
                     out.append('{"str-utf8sp":"%s"%s}'
-                               % (s.encode("utf-8", "surrogatepass").hex(), idm))
+                               % (_tohex(_encode_utf8sp(s)), idm))
             elif kind in ("bytes", "bytearray"):
-                out.append('{"%s":"%s"%s}' % (kind, n.value.hex(), idm))
+                out.append('{"%s":"%s"%s}' % (kind, _tohex(n.value), idm))
             elif kind == "pickle-buffer":
                 data, readonly = n.value
                 out.append('{"buffer":"%s"%s,"readonly":%s}'
-                           % (data.hex(), idm, "true" if readonly else "false"))
+                           % (_tohex(data), idm, "true" if readonly else "false"))
             elif kind == "global":
                 out.append('{"global":[%s,%s]%s}'
                            % (_json_str(n.value[0]), _json_str(n.value[1]), idm))
@@ -635,12 +696,12 @@ def text_from_nodes(root):
                 a = n.value
                 out.append('{"ndarray":{%s,"writeable":%s,"data":"%s"}%s}'
                            % (_layout_text(a), "true" if a["writeable"] else "false",
-                              a["data"].hex(), idm))
+                              _tohex(a["data"]), idm))
             elif kind == "tensor":
                 a = n.value
                 out.append('{"tensor":{%s,"device":%s,"requires_grad":%s,"data":"%s"'
                            % (_layout_text(a), _json_str(a["device"]),
-                              "true" if a["requires_grad"] else "false", a["data"].hex()))
+                              "true" if a["requires_grad"] else "false", _tohex(a["data"])))
                 if n.items:
                     out.append(',"grad":')
                     stack.append("}" + idm + "}")
@@ -658,7 +719,7 @@ def text_from_nodes(root):
             elif kind == "device-buffer":
                 data, device = n.value
                 out.append('{"device-buffer":"%s"%s,"device":%s}'
-                           % (data.hex(), idm, _json_str(device)))
+                           % (_tohex(data), idm, _json_str(device)))
             else:
                 raise BridgeError("unknown node kind %r" % kind)
     return "".join(out)
@@ -676,7 +737,7 @@ def _layout_text(a):
 
 def _parse_numeric_dtype(s):
     """The itemsize of a numeric numpy dtype string (|b1, <i2, >f8...), or None."""
-    if not isinstance(s, str) or len(s) not in (3, 4):
+    if not isinstance(s, TEXT) or len(s) not in (3, 4):
         return None
     order, kind, size = s[0], s[1], s[2:]
     sizes = {"1": 1, "2": 2, "4": 4, "8": 8, "16": 16}
@@ -814,19 +875,21 @@ def module_types_registry():
 def module_type(name):
     """The class serialcheck_module_types.<name>, a direct ModuleType subclass
     defined on first use (so generated values can name one everywhere)."""
-    if not name.isidentifier():
+    if not _IDENTIFIER.match(name):
         raise ValueError("%s.%s: a module type name must be an identifier"
                          % (MODULE_TYPES_MODULE, name))
     module = module_types_registry()
     cls = module.__dict__.get(name)
     if cls is None:
-        cls = type(name, (types.ModuleType,), {"__module__": MODULE_TYPES_MODULE,
-                                               "__qualname__": name})
+        cls = type(str(name), (types.ModuleType,), {"__module__": MODULE_TYPES_MODULE,
+                                                    "__qualname__": name})
         setattr(module, name, cls)
     return cls
 
 
 def materialize_module(name, cls):
+    if PY2:
+        name = _PY3_MODULES.get(name, name)
     module = sys.modules.get(name)
     if module is None:
         if cls is None:
@@ -849,17 +912,135 @@ def walk_qualname(obj, qualname):
 
 def resolve_global(module, qualname):
     """What pickle's find_class finds, with _compat_pickle's Python 2 names
-    as a fallback."""
+    as a fallback. On Python 2 the value's Python 3 name is first mapped to
+    the Python 2 one (what Python 3's pickler writes below protocol 3). A
+    name this interpreter cannot have (a fixture class its version lacks, a
+    newer part of the standard library) is Unsupported."""
+    if PY2:
+        module, qualname = _py2_name(module, qualname)
+        if "." in qualname and module not in (MODULE_TYPES_MODULE,):
+            # Python 2's pickle names a global by __name__, so it has no
+            # nested qualname (Outer.Inner, Class.method) to write.
+            raise Unsupported("Python 2 cannot pickle %s.%s by reference: it names a global "
+                              "by __name__, never a nested qualified name" % (module, qualname))
     try:
         return walk_qualname(importlib.import_module(module), qualname)
-    except Exception:
-        import _compat_pickle
-        renamed = _compat_pickle.NAME_MAPPING.get((module, qualname))
-        if renamed is None and module in _compat_pickle.IMPORT_MAPPING:
-            renamed = (_compat_pickle.IMPORT_MAPPING[module], qualname)
+    except Exception as e:
+        renamed = None
+        if not PY2:
+            import _compat_pickle
+            renamed = _compat_pickle.NAME_MAPPING.get((module, qualname))
+            if renamed is None and module in _compat_pickle.IMPORT_MAPPING:
+                renamed = (_compat_pickle.IMPORT_MAPPING[module], qualname)
         if renamed is None:
+            why = _missing_here(module, qualname, e)
+            if why:
+                raise Unsupported(why)
             raise
         return walk_qualname(importlib.import_module(renamed[0]), renamed[1])
+
+
+# Modules of Python 3's standard library, with the version that added them,
+# that values may name (a name in one of them is Unsupported before that).
+_NEWER_MODULES = {
+    "_operator": (3, 4), "asyncio": (3, 4), "concurrent": (3, 2), "contextvars": (3, 7),
+    "dataclasses": (3, 7), "enum": (3, 4), "graphlib": (3, 9), "ipaddress": (3, 3),
+    "lzma": (3, 3), "pathlib": (3, 4), "secrets": (3, 6), "selectors": (3, 4),
+    "statistics": (3, 4), "tomllib": (3, 11), "typing": (3, 5), "zoneinfo": (3, 9),
+    "builtins": (3, 0), "copyreg": (3, 0), "urllib.parse": (3, 0), "collections.abc": (3, 3),
+}
+
+
+def _stdlib_dirs():
+    import sysconfig
+    paths = sysconfig.get_paths()
+    dirs = set(os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths)
+    return tuple(d + os.sep for d in dirs)
+
+
+def _is_stdlib(module):
+    if module in sys.builtin_module_names:
+        return True
+    f = getattr(module if not isinstance(module, (str, TEXT)) else sys.modules.get(module),
+                "__file__", None)
+    if not f:
+        return False
+    f = os.path.realpath(f)
+    return f.startswith(_stdlib_dirs()) and "-packages" + os.sep not in f
+
+
+def _missing_here(module, qualname, error):
+    """Why this interpreter cannot have module.qualname, or None when the name
+    is simply wrong (an ImportError or AttributeError is the answer then)."""
+    here = "%s %s" % (platform.python_implementation(), platform.python_version())
+    if not isinstance(error, (ImportError, AttributeError)):
+        return None
+    mod = sys.modules.get(module)
+    if module == FIXTURES_MODULE and mod is not None:
+        return ("%s.%s does not exist on %s (the fixtures module defines only the classes "
+                "this version can have)" % (module, qualname, here))
+    if mod is not None and _is_stdlib(module):
+        return "%s.%s is not in the standard library of %s" % (module, qualname, here)
+    top = module.split(".")[0]
+    added = _NEWER_MODULES.get(module) or _NEWER_MODULES.get(top)
+    if mod is None and added is not None and sys.version_info[:2] < added:
+        return "%s is not in the standard library of %s (added in %d.%d)" % (
+            module, here, added[0], added[1])
+    return None
+
+
+# Python 2 and 3 names of the same global, as Python 3's pickle maps them
+# below protocol 3 (_compat_pickle; the reference decoder's compat.cpp): the
+# part of that table the standard library's Python 2 can meet.
+_PY2_MODULES = {
+    "__builtin__": "builtins", "copy_reg": "copyreg", "Queue": "queue",
+    "SocketServer": "socketserver", "ConfigParser": "configparser", "repr": "reprlib",
+    "thread": "_thread", "dummy_thread": "_dummy_thread", "urlparse": "urllib.parse",
+    "robotparser": "urllib.robotparser", "urllib2": "urllib.request", "anydbm": "dbm",
+    "_abcoll": "collections.abc", "httplib": "http.client", "Cookie": "http.cookies",
+    "cookielib": "http.cookiejar", "htmlentitydefs": "html.entities",
+    "HTMLParser": "html.parser", "xmlrpclib": "xmlrpc.client", "markupbase": "_markupbase",
+    "BaseHTTPServer": "http.server", "commands": "subprocess", "dumbdbm": "dbm.dumb",
+}
+_PY3_MODULES = dict((v, k) for k, v in _PY2_MODULES.items())
+_PY2_NAMES = {
+    ("__builtin__", "xrange"): ("builtins", "range"),
+    ("__builtin__", "reduce"): ("functools", "reduce"),
+    ("__builtin__", "intern"): ("sys", "intern"),
+    ("__builtin__", "unichr"): ("builtins", "chr"),
+    ("__builtin__", "unicode"): ("builtins", "str"),
+    ("__builtin__", "long"): ("builtins", "int"),
+    ("itertools", "izip"): ("builtins", "zip"),
+    ("itertools", "imap"): ("builtins", "map"),
+    ("itertools", "ifilter"): ("builtins", "filter"),
+    ("itertools", "ifilterfalse"): ("itertools", "filterfalse"),
+    ("itertools", "izip_longest"): ("itertools", "zip_longest"),
+    ("UserDict", "IterableUserDict"): ("collections", "UserDict"),
+    ("UserList", "UserList"): ("collections", "UserList"),
+    ("UserString", "UserString"): ("collections", "UserString"),
+}
+_PY3_NAMES = dict((v, k) for k, v in _PY2_NAMES.items())
+_PY3_NAMES[("_functools", "reduce")] = ("__builtin__", "reduce")
+_PY3_NAMES[("builtins", "bytes")] = ("__builtin__", "str")
+
+
+def _py2_name(module, name):
+    """The Python 2 name of the Python 3 global module.name."""
+    pair = _PY3_NAMES.get((module, name))
+    if pair is not None:
+        return pair
+    return _PY3_MODULES.get(module, module), name
+
+
+def _py3_name(module, name):
+    """The Python 3 name of the Python 2 global module.name (as Python 3's
+    fix_imports loads it)."""
+    pair = _PY2_NAMES.get((module, name))
+    if pair is not None:
+        return pair
+    if module == "exceptions":
+        return "builtins", name
+    return _PY2_MODULES.get(module, module), name
 
 
 # copyreg's extension registry. From protocol 2 on pickle writes a global
@@ -966,7 +1147,7 @@ class _Builder(object):
         if kind in ATOMS or kind == "str":
             self.put(n, n.value)
         elif kind == "bytes":
-            self.put(n, bytes(n.value))
+            self.put(n, BYTES(n.value))
         elif kind == "bytearray":
             self.put(n, bytearray(n.value))
         elif kind == "global":
@@ -1141,7 +1322,7 @@ class _Builder(object):
             state, slotstate = state
         if state:
             inst_dict = inst.__dict__
-            intern = sys.intern
+            intern = _intern
             for k, v in state.items():
                 if type(k) is str:
                     inst_dict[intern(k)] = v
@@ -1244,16 +1425,16 @@ class _Describer(object):
             return self.remember(o, Node("none"))
         if t is bool:
             return self.remember(o, Node("bool", o))
-        if t is int:
+        if t in INTS:
             return self.remember(o, Node("int", o))
         if t is float:
             return self.remember(o, Node("float", o))
-        if t is str:
+        if t is TEXT:
             return self.remember(o, Node("str", o))
-        if t is bytes:
+        if t is BYTES:
             return self.remember(o, Node("bytes", o))
         if t is bytearray:
-            return self.remember(o, Node("bytearray", bytes(o)))
+            return self.remember(o, Node("bytearray", BYTES(o)))
         if t is list:
             return self.shell(o, "list")
         if t is tuple:
@@ -1267,9 +1448,12 @@ class _Describer(object):
         if (PickleBuffer is not None and t is PickleBuffer) or t is memoryview:
             # Loaders hand out-of-band buffers back as the objects they were
             # given (or a read-only memoryview of them): the buffer they stand for.
-            with memoryview(o) as m:
+            m = memoryview(o)
+            try:
                 return self.remember(o, Node("pickle-buffer", (m.tobytes(), bool(m.readonly))))
-        if t is types.FunctionType:
+            finally:
+                m.release()
+        if t is types.FunctionType or (PY2 and t in _PY2_GLOBAL_TYPES):
             return self.remember(o, self.describe_global(o, None))
         if isinstance(o, type):
             # pickle's save_type: the types of the three singletons reduce to
@@ -1282,9 +1466,11 @@ class _Describer(object):
             return self.remember(o, Node("ndarray", array))
         if isinstance(o, types.ModuleType):
             name = o.__dict__.get("__name__")
-            if not isinstance(name, str):
+            if not isinstance(name, (str, TEXT)):
                 raise SystemError("nameless module")
-            n = Node("module", name)
+            if PY2:
+                name = _PY2_MODULES.get(name, name)
+            n = Node("module", TEXT(name))
             self.remember(o, n)
             self.work.append((o, n, None))
             return n
@@ -1307,7 +1493,7 @@ class _Describer(object):
             self.work.append((o, n, None))
             return n
         reduced = self.reduce(o)
-        if isinstance(reduced, str):
+        if isinstance(reduced, (str, TEXT)):
             return self.remember(o, self.describe_global(o, reduced))
         if not isinstance(reduced, tuple):
             raise BridgeError("reducing a %s object must give a string or a tuple, not %s"
@@ -1360,7 +1546,7 @@ class _Describer(object):
             except AttributeError:
                 name = o.__name__
         module = pickle.whichmodule(o, name)
-        if not isinstance(module, str) or not isinstance(name, str):
+        if not isinstance(module, (str, TEXT)) or not isinstance(name, (str, TEXT)):
             raise BridgeError("the module and name of a %s object are not strings"
                               % type(o).__name__)
         try:
@@ -1374,7 +1560,9 @@ class _Describer(object):
             code = copyreg._extension_registry.get((module, name))
             if code:
                 return extension_node(code)
-        return Node("global", (module, name))
+        if PY2:
+            module, name = _py3_name(module, name)
+        return Node("global", (TEXT(module), TEXT(name)))
 
     def fill(self, o, n, extra):
         kind = n.kind
@@ -1464,7 +1652,7 @@ def value_to_json(obj, protocol=5):
 
 def value_from_json(doc):
     """The live object for a canonical-JSON value (parsed JSON, or text)."""
-    if isinstance(doc, (str, bytes, bytearray)):
+    if isinstance(doc, (str, TEXT, BYTES, bytearray)):
         doc = _json_loads(doc)
     return objects_from_nodes(nodes_from_json(doc))
 
@@ -1472,7 +1660,7 @@ def value_from_json(doc):
 def canonical_json(doc):
     """The canonical compact text of a JSON value (parsed JSON or text),
     without going through Python objects: ids renumbered, layout normalized."""
-    if isinstance(doc, (str, bytes, bytearray)):
+    if isinstance(doc, (str, TEXT, BYTES, bytearray)):
         doc = _json_loads(doc)
     return text_from_nodes(nodes_from_json(doc))
 
@@ -1486,15 +1674,87 @@ def _interpreter():
 
 
 def _interpreter_version():
-    if platform.python_implementation() == "PyPy":
+    if platform.python_implementation() == "PyPy" and hasattr(sys, "implementation"):
         v = sys.implementation.version
         return "%d.%d.%d" % (v.major, v.minor, v.micro)
     return platform.python_version()
 
 
+# How the value model maps onto Python 2's types, said in the hello.
+PY2_MAPPING = ("values: str is unicode, bytes is str, int is int or long; "
+               "names mapped to Python 2's (builtins as __builtin__, copyreg as copy_reg)")
+
+
+def _with_mapping(implementation):
+    return "%s; %s" % (implementation, PY2_MAPPING) if PY2 else implementation
+
+
+def interpreter_claims():
+    """The hello's python_version, default_protocol and highest_protocol:
+    this interpreter's, whatever the serializer. Python 2 has no
+    pickle.DEFAULT_PROTOCOL: its dumps writes protocol 0 when given none."""
+    return {"python_version": "%d.%d.%d" % tuple(sys.version_info[:3]),
+            "default_protocol": getattr(pickle, "DEFAULT_PROTOCOL", 0),
+            "highest_protocol": pickle.HIGHEST_PROTOCOL}
+
+
+# --package-dir: the directory the presets import their package from (only
+# from there, and without putting it on sys.path).
+_PACKAGE_DIR = [None]
+
+
+def _import_package(name):
+    """The package `name` (a top-level module): imported as usual, or, with
+    --package-dir DIR, from DIR alone. It is registered in sys.modules under
+    its real name, so its submodules import from DIR too and the globals its
+    pickles name resolve in every process started the same way; nothing
+    else is taken from DIR (its numpy, say, compiled for another Python)."""
+    where = _PACKAGE_DIR[0]
+    if where is None:
+        return importlib.import_module(name)
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        return loaded
+    package = os.path.join(where, name)
+    init = os.path.join(package, "__init__.py")
+    single = os.path.join(where, name + ".py")
+    if not os.path.isfile(init) and not os.path.isfile(single):
+        raise ImportError("no package %s in %s" % (name, where))
+    if PY2:
+        import imp
+        found = imp.find_module(name, [where])
+        try:
+            return imp.load_module(name, *found)
+        except BaseException:
+            _forget_package(name)
+            raise
+        finally:
+            if found[0] is not None:
+                found[0].close()
+    import importlib.util as util
+    if os.path.isfile(init):
+        spec = util.spec_from_file_location(name, init, submodule_search_locations=[package])
+    else:
+        spec = util.spec_from_file_location(name, single)
+    module = util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        _forget_package(name)
+        raise
+    return module
+
+
+def _forget_package(name):
+    for k in list(sys.modules):
+        if k == name or k.startswith(name + "."):
+            del sys.modules[k]
+
+
 def _dist_version(name, module=None):
     v = getattr(module, "__version__", None)
-    if isinstance(v, str):
+    if isinstance(v, (str, TEXT)):
         return v
     try:
         from importlib import metadata
@@ -1512,6 +1772,15 @@ def _pickle_is_c(dumps):
 
 
 def _preset_pickle():
+    if PY2:
+        import cPickle as module
+        return dict(dumps=module.dumps, loads=module.loads, version=_interpreter_version(),
+                    pickler=module.Pickler, unpickler=module.Unpickler,
+                    implementation=_with_mapping("%s, cPickle (C)" % _interpreter()),
+                    highest=module.HIGHEST_PROTOCOL,
+                    # The reference encoder writes what 3.8 and later's C
+                    # pickler writes; Python 2's memo and strings differ.
+                    cpython_bytes=False)
     import pickle as module
     c = _pickle_is_c(module.dumps)
     return dict(dumps=module.dumps, loads=module.loads, version=_interpreter_version(),
@@ -1519,12 +1788,20 @@ def _preset_pickle():
                 implementation="%s, pickle (%s)" % (
                     _interpreter(), "C _pickle" if c else "pure Python"),
                 highest=module.HIGHEST_PROTOCOL,
-                # The reference encoder is byte-identical to CPython's C pickler.
-                cpython_bytes=c and platform.python_implementation() == "CPython")
+                # The reference encoder is byte-identical to CPython's C pickler
+                # from 3.8 on (3.6 and 3.7 reduce a bytearray otherwise below
+                # protocol 3).
+                cpython_bytes=c and platform.python_implementation() == "CPython"
+                and sys.version_info >= (3, 8))
 
 
 def _preset_pickle_py():
     import pickle as module
+    if PY2:
+        return dict(dumps=module.dumps, loads=module.loads, version=_interpreter_version(),
+                    pickler=module.Pickler, unpickler=module.Unpickler,
+                    implementation=_with_mapping("%s, pickle (pure Python)" % _interpreter()),
+                    highest=module.HIGHEST_PROTOCOL)
     return dict(dumps=module._dumps, loads=module._loads, version=_interpreter_version(),
                 pickler=module._Pickler, unpickler=module._Unpickler,
                 implementation="%s, pickle._dumps/_loads (pure Python)" % _interpreter(),
@@ -1532,7 +1809,7 @@ def _preset_pickle_py():
 
 
 def _preset_cloudpickle():
-    import cloudpickle
+    cloudpickle = _import_package("cloudpickle")
     return dict(dumps=cloudpickle.dumps, loads=pickle.loads,
                 pickler=cloudpickle.CloudPickler, unpickler=pickle.Unpickler,
                 version=_dist_version("cloudpickle", cloudpickle),
@@ -1542,7 +1819,7 @@ def _preset_cloudpickle():
 
 
 def _preset_dill():
-    import dill
+    dill = _import_package("dill")
     return dict(dumps=dill.dumps, loads=dill.loads, version=_dist_version("dill", dill),
                 pickler=dill.Pickler, unpickler=dill.Unpickler,
                 implementation="%s, dill.dumps/loads" % _interpreter(),
@@ -1551,6 +1828,7 @@ def _preset_dill():
 
 
 def _preset_zodbpickle():
+    _import_package("zodbpickle")
     from zodbpickle import fastpickle as module
     return dict(dumps=module.dumps, loads=module.loads,
                 pickler=module.Pickler, unpickler=module.Unpickler,
@@ -1560,6 +1838,7 @@ def _preset_zodbpickle():
 
 
 def _preset_zodbpickle_py():
+    _import_package("zodbpickle")
     from zodbpickle import slowpickle as module
     return dict(dumps=module.dumps, loads=module.loads,
                 pickler=module.Pickler, unpickler=module.Unpickler,
@@ -1567,6 +1846,8 @@ def _preset_zodbpickle_py():
                 implementation="%s, zodbpickle.slowpickle (pure Python)" % _interpreter(),
                 highest=module.HIGHEST_PROTOCOL)
 
+
+_PACKAGE_PRESETS = ("cloudpickle", "dill", "zodbpickle", "zodbpickle-py")
 
 PRESETS = {
     "pickle": (_preset_pickle, "this interpreter's pickle.dumps/loads (the C pickler on CPython)"),
@@ -1593,7 +1874,7 @@ def _accepts(func, keyword):
     when it cannot be read."""
     try:
         sig = inspect.signature(func)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, AttributeError):
         return None
     for p in sig.parameters.values():
         if p.kind == p.VAR_KEYWORD:
@@ -1701,6 +1982,10 @@ class _Stream(object):
 
 
 def _clean_message(text, limit=8192):
+    if PY2 and isinstance(text, str):
+        # Python 2's messages are bytes: escape those beyond ASCII as
+        # Python 3's messages show them.
+        text = "".join(c if c < "\x80" else "\\x%02x" % ord(c) for c in text).decode("ascii")
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -1725,6 +2010,21 @@ class BadRequest(Exception):
     pass
 
 
+def _check_py2_dumps(n):
+    """Raises Unsupported for a value Python 2's pickle cannot write so that
+    Python 3 reads it back: bytes beyond ASCII (written as a Python 2 str,
+    STRING or BINSTRING, which Python 3 loads as ASCII text; ASCII bytes come
+    back as a str, hence the str-bytes relaxation), and a str holding a
+    surrogate pair (Python 2's UTF-8 codec joins the two into one code
+    point)."""
+    if n.kind == "bytes" and any(b >= 0x80 for b in bytearray(n.value)):
+        raise Unsupported("Python 2 writes bytes as its str (STRING/BINSTRING), which Python 3 "
+                          "loads as ASCII text: bytes beyond ASCII do not come back")
+    if n.kind == "str" and _SURROGATE_PAIR.search(n.value):
+        raise Unsupported("Python 2's UTF-8 codec joins a high and a low surrogate into one "
+                          "code point: this str does not come back as it is")
+
+
 class DefineError(Exception):
     """A define-dumps source that did not run: answered with "stage":
     "define" and the type of `error`, the exception it raised."""
@@ -1744,8 +2044,9 @@ def _is_inputs(v):
 def _stream_protocol(data):
     """The protocol a stream says it was written with (its PROTO opcode);
     0 when it has none (protocols 0 and 1 reduce alike)."""
-    if len(data) >= 2 and data[0] == 0x80 and data[1] <= 5:
-        return data[1]
+    head = bytearray(data[:2])
+    if len(head) == 2 and head[0] == 0x80 and head[1] <= 5:
+        return head[1]
     return 0
 
 
@@ -1808,6 +2109,7 @@ class Testee(object):
             "cannot_express": self.cannot_express,
             "kinds": self.kinds,
         }
+        caps.update(interpreter_claims())
         if self.by_value:
             caps["by_value"] = True
         return caps
@@ -1882,6 +2184,8 @@ class Testee(object):
         for n in _walk(root):
             if n.kind in self.without_kinds:
                 raise Unsupported("%s values are left out (--without-kinds)" % n.kind)
+            if PY2:
+                _check_py2_dumps(n)
             if n.kind == "persid":
                 persistent = True
         dumps = self._persistent_dumps() if persistent else self.dumps
@@ -1926,13 +2230,13 @@ class Testee(object):
         else:
             buffers = []
             data = dumps(obj, protocol=protocol)
-        frames = [memoryview(data).cast("B")]
+        frames = [_byte_view(data)]
         writeable = []
         for b in buffers:
-            with memoryview(b) as m:
-                writeable.append(not m.readonly)
-                frames.append(m.tobytes() if not m.contiguous else m.cast("B"))
-        doc = {"ok": True, "frame_lengths": [f.nbytes for f in frames]}
+            m = memoryview(b)
+            writeable.append(not m.readonly)
+            frames.append(m.tobytes() if not m.contiguous else m.cast("B"))
+        doc = {"ok": True, "frame_lengths": [_nbytes(f) for f in frames]}
         if out_of_band:
             doc["writeable"] = writeable
         return json.dumps(doc, separators=(",", ":")).encode("utf-8"), frames
@@ -1959,7 +2263,7 @@ class Testee(object):
             kwargs["buffers"] = buffers
         if self.limit_loader:
             kwargs["max_protocol"] = req.get("max_protocol", 5)
-        return bytes(frames[0]), kwargs
+        return BYTES(frames[0]), kwargs
 
     def do_loads(self, req, frames):
         data, kwargs = self._load_input(req, frames)
@@ -1972,7 +2276,7 @@ class Testee(object):
         operation = req.get("operation")
         iterations = self._need(req, "iterations", lambda v: _is_int(v) and v >= 0,
                                 "a count >= 0")
-        timer = time.perf_counter
+        timer = _timer
         if operation == "dumps":
             obj, protocol, out_of_band, dumps = self._dump_input(req)
             if out_of_band:
@@ -2017,7 +2321,7 @@ class Testee(object):
         other process can import it), calls what it binds to `subject` on
         each input, and dumps it."""
         inputs = self._by_value_input(req)
-        source = self._need(req, "source", lambda v: isinstance(v, str), "a Python source")
+        source = self._need(req, "source", lambda v: isinstance(v, TEXT), "a Python source")
         protocol = self._need(req, "protocol", _is_int, "an integer 0-5")
         if protocol not in self.write_protocols:
             raise Unsupported("protocol %d is not one this testee writes" % protocol)
@@ -2027,8 +2331,8 @@ class Testee(object):
         except Exception as e:
             raise DefineError(e)
         results = byvalue.results(subject, inputs)
-        frame = memoryview(self.dumps(subject, protocol=protocol)).cast("B")
-        doc = {"ok": True, "results": results, "frame_lengths": [frame.nbytes]}
+        frame = _byte_view(self.dumps(subject, protocol=protocol))
+        doc = {"ok": True, "results": results, "frame_lengths": [_nbytes(frame)]}
         return json.dumps(doc, separators=(",", ":")).encode("utf-8"), [frame]
 
     def do_load_call(self, req, frames):
@@ -2037,7 +2341,7 @@ class Testee(object):
         inputs = self._by_value_input(req)
         if len(frames) != 1:
             raise BadRequest("load-call needs one frame (the pickle), not %d" % len(frames))
-        subject = self.loads(bytes(frames[0]))
+        subject = self.loads(BYTES(frames[0]))
         results = _neighbour(BYVALUE_MODULE).results(subject, inputs)
         return json.dumps({"ok": True, "results": results},
                           separators=(",", ":")).encode("utf-8")
@@ -2051,7 +2355,7 @@ def _serve_loop(testee, stream):
             head = stream.read_exact(4)
             if head is None:
                 return 0
-            (n,) = struct.unpack("<I", bytes(head))
+            (n,) = struct.unpack("<I", BYTES(head))
             raw = stream.read_exact(n)
             if raw is None:
                 raise EOFError("end of input before a %d-byte document" % n)
@@ -2060,7 +2364,7 @@ def _serve_loop(testee, stream):
             return 1
         try:
             with _DeepRecursion(), _NoIntLimit():
-                req = json.loads(bytes(raw).decode("utf-8"))
+                req = json.loads(BYTES(raw).decode("utf-8"))
             if not isinstance(req, dict):
                 raise ValueError("the document is not a JSON object")
             lengths = req.get("frame_lengths", [])
@@ -2139,7 +2443,8 @@ def serve(dumps=None, loads=None, stdin=None, stdout=None, protect_stdout=True, 
     except (ValueError, RuntimeError, AttributeError):
         old = None
     try:
-        worker = threading.Thread(target=run, name="serialcheck-testee", daemon=True)
+        worker = threading.Thread(target=run, name="serialcheck-testee")
+        worker.daemon = True
         worker.start()
     finally:
         if old is not None:
@@ -2186,6 +2491,11 @@ def _parser():
                    help="the function called as loads(data[, buffers=[...]])")
     g.add_argument("--path", metavar="DIR", action="append", default=[],
                    help="put DIR first on sys.path (repeatable): point it at a working tree")
+    g.add_argument("--package-dir", metavar="DIR",
+                   help="the cloudpickle, dill and zodbpickle presets import their package "
+                        "from DIR alone, without putting DIR on sys.path (so another "
+                        "Python's pure-Python package can be lent without its other "
+                        "packages)")
     g.add_argument("--name", help="the name shown in reports (default: the preset or the "
                                   "functions)")
     c = p.add_argument_group("capabilities (defaults depend on the preset)")
@@ -2228,6 +2538,11 @@ def _setup(args):
     for d in reversed(args.path):
         sys.path.insert(0, os.path.abspath(os.path.expanduser(d)))
     claims = {"verbose": not args.quiet}
+    if args.package_dir:
+        if args.preset not in _PACKAGE_PRESETS:
+            raise SystemExit("--package-dir is for the presets %s"
+                             % ", ".join(sorted(_PACKAGE_PRESETS)))
+        _PACKAGE_DIR[0] = os.path.abspath(os.path.expanduser(args.package_dir))
     dumps = loads = None
     highest = 5
     cpython_bytes = False
@@ -2262,6 +2577,8 @@ def _setup(args):
     except Exception as e:
         what = "preset " + args.preset if args.preset and not (args.dumps or args.loads) \
             else " / ".join(s for s in (args.dumps, args.loads) if s)
+        if _PACKAGE_DIR[0] is not None:
+            what += " from %s under %s" % (_PACKAGE_DIR[0], _interpreter())
         claims["unavailable"] = "cannot import %s: %s: %s" % (what, type(e).__name__, e)
         claims["out_of_band"] = False
         dumps = loads = None
@@ -2286,6 +2603,9 @@ def _setup(args):
         if s not in DISTINCTIONS:
             raise SystemExit("--cannot-express: unknown distinction %r (known: %s)"
                              % (s, ", ".join(DISTINCTIONS)))
+    if PY2 and "str-bytes" not in lost:
+        # What Python 2 writes for bytes (its str) Python 3 loads as a str.
+        lost.append("str-bytes")
     claims["cannot_express"] = lost
     if args.by_value is not None:
         if args.by_value and "unavailable" not in claims and (dumps is None or loads is None):
