@@ -301,6 +301,12 @@ async function loadPyodideFrom(entry, info) {
   return pyodide;
 }
 
+// A Buffer's bytes as a plain Uint8Array (Pyodide does not convert a Buffer:
+// "Unknown typed array type").
+function plain(buf) {
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+}
+
 function mount(pyodide, hostDir, wasmDir) {
   const FS = pyodide.FS;
   FS.mkdirTree(wasmDir);
@@ -372,8 +378,7 @@ async function main() {
   const answer = (message) => {
     let res;
     try {
-      // A plain Uint8Array: Pyodide converts no Buffer subclass.
-      res = handle(new Uint8Array(message.buffer, message.byteOffset, message.length));
+      res = handle(plain(message));
     } catch (e) {
       note('the interpreter failed under a request: ' + (e && e.stack || e));
       process.exit(EXIT_CRASH);
@@ -394,7 +399,7 @@ async function main() {
     if (out.length === 0) process.exit(1);
     return out;
   };
-  answer.frameLengths = (doc) => JSON.parse(pyFrameLengths(doc));
+  answer.frameLengths = (doc) => JSON.parse(pyFrameLengths(plain(doc)));
   serveInput(answer, (inside) => process.exit(inside ? 1 : 0));
 }
 
