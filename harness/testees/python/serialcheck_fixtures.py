@@ -656,6 +656,10 @@ for _kind, _class in _NEEDS.items():
     if _class not in globals():
         del _BUILDERS[_kind]
 
+# The fixture classes other versions define and this one cannot: a value
+# that names one is a value this interpreter cannot express.
+MISSING_HERE = frozenset(c for c in _NEEDS.values() if c not in globals())
+
 FIXTURES = dict((kind, arity) for kind, (arity, _) in _BUILDERS.items())
 
 
