@@ -12,10 +12,20 @@
 // pyodide_bridge.handle(), which runs it through the adapter's own serve loop
 // and gives back the response bytes. Everything Python or Pyodide prints goes
 // to standard error: standard output carries protocol messages only.
+//
+// The interpreter runs on a worker thread with a large stack (STACK_MB), as
+// the adapter runs its serve loop on a thread with a 512 MiB stack: Node's
+// main thread has under 1 MiB, and CPython 3.14+ bounds C recursion by its
+// own stack pointer only, so a deep value there overflowed V8's stack and
+// killed Pyodide where native CPython answers RecursionError. The main
+// thread only moves bytes: standard input to the worker, the worker's
+// answers to standard output, its prints to standard error.
 
 const fs = require('fs');
 const path = require('path');
 const url = require('url');
+const {EventEmitter} = require('events');
+const {Worker, isMainThread, parentPort, workerData} = require('worker_threads');
 
 const HERE = __dirname;
 const ADAPTER_DIR = path.resolve(HERE, '..', 'python');
@@ -26,11 +36,14 @@ const WASM_BRIDGE_DIR = '/serialcheck/pyodide';
 // message, 2 command line).
 const EXIT_UNAVAILABLE = 3;   // the version is not installed or does not start
 const EXIT_CRASH = 70;        // the interpreter failed under a request
+const STACK_MB = 256;
 
 // Standard output is the protocol's alone: keep its writer, and send whatever
 // else would reach it (console.log, a library's process.stdout.write) to
 // standard error.
-const protocolWrite = process.stdout.write.bind(process.stdout);
+// (On the worker thread process.stdout is the worker's own, which the main
+// thread sends to standard error.)
+const protocolWrite = isMainThread ? process.stdout.write.bind(process.stdout) : null;
 process.stdout.write = function (chunk, encoding, cb) {
   return process.stderr.write(chunk, encoding, cb);
 };
@@ -185,32 +198,27 @@ class Framer {
   }
 }
 
-// The frame sizes a document names; `fallback` asks Python when JavaScript
-// cannot read the document (so host and adapter never disagree on where the
-// next message starts).
-function frameLengths(doc, fallback) {
+// The request's op and the frame sizes its document names, as the adapter
+// reads them (no frames when "frame_lengths" is not an array of sizes);
+// `fallback(doc)` asks Python when JavaScript cannot read the document (a NaN
+// literal), so host and adapter never disagree on where the next message
+// starts.
+function readDocument(doc, fallback) {
   let req;
   try {
     req = JSON.parse(doc.toString('utf8'));
   } catch (e) {
-    return fallback ? fallback(doc) : [];
+    return fallback ? fallback(doc) : {op: undefined, lengths: []};
   }
-  if (req === null || typeof req !== 'object' || Array.isArray(req)) return [];
-  const lengths = req.frame_lengths === undefined ? [] : req.frame_lengths;
+  if (req === null || typeof req !== 'object' || Array.isArray(req)) {
+    return {op: undefined, lengths: []};
+  }
+  let lengths = req.frame_lengths === undefined ? [] : req.frame_lengths;
   if (!Array.isArray(lengths) ||
       !lengths.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= 0)) {
-    return [];
+    lengths = [];
   }
-  return lengths;
-}
-
-function opOf(doc) {
-  try {
-    const req = JSON.parse(doc.toString('utf8'));
-    return req && typeof req === 'object' ? req.op : undefined;
-  } catch (e) {
-    return undefined;
-  }
+  return {op: req.op, lengths};
 }
 
 function encode(doc) {
@@ -220,49 +228,75 @@ function encode(doc) {
   return Buffer.concat([head, body]);
 }
 
-// Serves the input: answer(message, op) -> response bytes for each whole
-// request. `onEnd(insideMessage)` when the input ends.
-function serveInput(answer, onEnd) {
+// Serves requests from `io.input` (an emitter of 'data' chunks and 'end'):
+// answer(message, op) gives the response bytes to each whole request, which
+// go to io.write(bytes); io.exit(status) after a shutdown (0) or at the end
+// of input (onEnd(insideMessage) gives the status). An answer of null stops
+// serving (the answerer has called io.exit).
+function serveInput(io, answer, onEnd) {
   const framer = new Framer();
   let stopped = false;
+  let pending = null;  // the document read of the message being gathered
   const pump = () => {
     while (!stopped) {
-      const head = framer.peek(4);
-      if (!head) return;
-      const n = head.readUInt32LE(0);
-      const doc = framer.peek(4 + n);
-      if (!doc) return;
-      const lengths = frameLengths(doc.subarray(4), answer.frameLengths);
-      let total = 4 + n;
-      for (const l of lengths) total += l;
-      if (framer.size < total) return;
-      const message = framer.take(total);
-      const op = opOf(message.subarray(4, 4 + n));
+      if (!pending) {
+        const head = framer.peek(4);
+        if (!head) return;
+        const n = head.readUInt32LE(0);
+        const doc = framer.peek(4 + n);
+        if (!doc) return;
+        const read = readDocument(doc.subarray(4), answer.readDocument);
+        let total = 4 + n;
+        for (const l of read.lengths) total += l;
+        pending = {op: read.op, total};
+      }
+      if (framer.size < pending.total) return;
+      const message = framer.take(pending.total);
+      const op = pending.op;
+      pending = null;
       const response = answer(message, op);
-      if (op === 'shutdown') {
+      if (response === null) {
         stopped = true;
-        process.stdin.pause();
-        protocolWrite(response, () => process.exit(0));
         return;
       }
-      protocolWrite(response);
+      io.write(response);
+      if (op === 'shutdown') {
+        stopped = true;
+        io.exit(0);
+        return;
+      }
     }
   };
-  process.stdin.on('data', (chunk) => {
+  io.input.on('data', (chunk) => {
     framer.push(chunk);
     pump();
   });
-  process.stdin.on('end', () => {
-    if (!stopped) onEnd(framer.size > 0);
+  io.input.on('end', () => {
+    if (!stopped) {
+      stopped = true;
+      io.exit(onEnd(framer.size > 0));
+    }
   });
 }
 
 // A host whose interpreter is missing: hello is refused with the reason.
-function serveUnavailable(reason) {
+function serveUnavailable(io, reason) {
   note(reason);
   const refusal = {ok: false, error: {kind: 'unavailable', message: reason}};
-  serveInput((message, op) => encode(op === 'shutdown' ? {ok: true} : refusal),
-             () => process.exit(EXIT_UNAVAILABLE));
+  serveInput(io, (message, op) => encode(op === 'shutdown' ? {ok: true} : refusal),
+             () => EXIT_UNAVAILABLE);
+}
+
+// The main thread's standard input and output.
+function mainIO() {
+  return {
+    input: process.stdin,
+    write: (bytes) => protocolWrite(bytes),
+    exit: (status) => {
+      process.stdin.pause();
+      protocolWrite('', () => process.exit(status));
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -344,12 +378,79 @@ async function main() {
         'run npm ci --prefix harness/testees/pyodide'
       : 'no Pyodide for Python ' + opts.python + ' is declared in ' +
         'harness/testees/pyodide/package.json';
-    serveUnavailable(why + ' (installed: ' + (known.join(', ') || 'none') + ')');
+    serveUnavailable(mainIO(), why + ' (installed: ' + (known.join(', ') || 'none') + ')');
     return;
   }
+  startWorker({entry, info, opts});
+}
 
-  // Standard input is not read until the interpreter is ready: requests
-  // that come meanwhile wait in the pipe.
+// The main thread's half: bytes in, bytes out.
+function startWorker(data) {
+  const worker = new Worker(__filename, {
+    workerData: data, stdout: true, stderr: true, stdin: false,
+    resourceLimits: {stackSizeMb: STACK_MB},
+  });
+  worker.stdout.pipe(process.stderr);
+  worker.stderr.pipe(process.stderr);
+  let status = null;  // set by the worker's last word
+  worker.on('message', (m) => {
+    if (m.type === 'out') {
+      protocolWrite(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+    } else if (m.type === 'ready') {
+      // Standard input is read only once the interpreter is ready: requests
+      // that come meanwhile wait in the pipe.
+      process.stdin.on('data', (chunk) => {
+        const copy = new Uint8Array(chunk);
+        worker.postMessage({type: 'data', data: copy}, [copy.buffer]);
+      });
+      process.stdin.on('end', () => worker.postMessage({type: 'end'}));
+    } else if (m.type === 'exit') {
+      status = m.status;
+      process.stdin.pause();
+      // The worker ends its thread now; one that does not is ended for it.
+      setTimeout(() => worker.terminate(), 500).unref();
+    }
+  });
+  worker.on('error', (e) => {
+    note('the interpreter failed: ' + (e && e.stack || e));
+    if (status === null) status = EXIT_CRASH;
+  });
+  worker.on('exit', (code) => {
+    if (status === null) {
+      note('the interpreter thread ended (' + code + ') before the protocol did');
+      status = EXIT_CRASH;
+    }
+    // What the worker printed last reaches standard error before the exit.
+    const ended = (stream) => new Promise((resolve) => {
+      if (stream.readableEnded) resolve();
+      else stream.once('end', resolve).once('close', resolve);
+    });
+    const done = () => protocolWrite('', () => process.exit(status));
+    Promise.all([ended(worker.stdout), ended(worker.stderr)]).then(done);
+    setTimeout(done, 500).unref();
+  });
+}
+
+// The worker thread's half: Pyodide, the bridge, and the protocol's framing.
+async function workerMain({entry, info, opts}) {
+  const input = new EventEmitter();
+  const io = {
+    input,
+    write: (bytes) => {
+      const copy = new Uint8Array(bytes);
+      parentPort.postMessage({type: 'out', data: copy}, [copy.buffer]);
+    },
+    exit: (status) => {
+      parentPort.postMessage({type: 'exit', status});
+      process.exit(status);
+    },
+  };
+  parentPort.on('message', (m) => {
+    if (m.type === 'data') input.emit('data', Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+    else if (m.type === 'end') input.emit('end');
+  });
+  const ready = () => parentPort.postMessage({type: 'ready'});
+
   let pyodide;
   let bridge;
   try {
@@ -363,25 +464,29 @@ async function main() {
       `sys.path[:0] = [${JSON.stringify(WASM_BRIDGE_DIR)}, ${JSON.stringify(WASM_ADAPTER_DIR)}]\n`);
     bridge = pyodide.pyimport('pyodide_bridge');
   } catch (e) {
-    serveUnavailable('Pyodide ' + info.pyodide + ' (Python ' + opts.python +
+    serveUnavailable(io, 'Pyodide ' + info.pyodide + ' (Python ' + opts.python +
                      ') does not start: ' + String(e && e.message || e).split('\n')[0]);
+    ready();
     return;
   }
   const started = bridge.start(pyodide.toPy(opts.adapter));
   if (started) {
     const r = JSON.parse(started);
     if (r.message) note(r.message);
-    process.exit(r.exit);
+    io.exit(r.exit);
+    return;
   }
   const handle = bridge.handle;
-  const pyFrameLengths = bridge.frame_lengths;
+  const pyReadDocument = bridge.read_document;
+  // The response bytes, or null when the host must stop (io.exit is called).
   const answer = (message) => {
     let res;
     try {
       res = handle(plain(message));
     } catch (e) {
       note('the interpreter failed under a request: ' + (e && e.stack || e));
-      process.exit(EXIT_CRASH);
+      io.exit(EXIT_CRASH);
+      return null;
     }
     let out;
     try {
@@ -394,16 +499,28 @@ async function main() {
     } finally {
       res.destroy();
     }
-    // The adapter read less than a whole message: what it does at the end of
-    // its input inside one.
-    if (out.length === 0) process.exit(1);
+    if (out.length === 0) {
+      // The adapter read less than a whole message: what it does at the end
+      // of its input inside one.
+      io.exit(1);
+      return null;
+    }
     return out;
   };
-  answer.frameLengths = (doc) => JSON.parse(pyFrameLengths(plain(doc)));
-  serveInput(answer, (inside) => process.exit(inside ? 1 : 0));
+  answer.readDocument = (doc) => JSON.parse(pyReadDocument(plain(doc)));
+  serveInput(io, answer, (inside) => (inside ? 1 : 0));
+  ready();
 }
 
-main().catch((e) => {
-  note('failed: ' + (e && e.stack || e));
-  process.exit(EXIT_CRASH);
-});
+if (isMainThread) {
+  main().catch((e) => {
+    note('failed: ' + (e && e.stack || e));
+    process.exit(EXIT_CRASH);
+  });
+} else {
+  workerMain(workerData).catch((e) => {
+    note('failed: ' + (e && e.stack || e));
+    parentPort.postMessage({type: 'exit', status: EXIT_CRASH});
+    process.exit(EXIT_CRASH);
+  });
+}

@@ -5,10 +5,10 @@ host.js loads Pyodide, puts the Python adapter's folder
 (harness/testees/python) and this folder on sys.path, and calls:
 
     start(argv)           -> "" when ready, else JSON {"exit": N, "message": ...}
-    frame_lengths(doc)    -> JSON: the frame sizes a request document names ([] when
-                             it names none or does not parse); only used when
+    read_document(doc)    -> JSON {"op", "lengths"}: the op and frame sizes a
+                             request document names; only used when
                              JavaScript's JSON.parse refuses a document that
-                             Python's json module may read (NaN, deep nesting)
+                             Python's json module may read (a NaN literal)
     handle(message)       -> the response message, as bytes
 
 `message` is one whole request as it came on the wire (u32 length, document,
@@ -30,10 +30,14 @@ import sys
 
 import serialcheck_testee as st
 
-# The adapter parses documents under a limit of 200000 frames, which serve()
-# makes safe with a 512 MiB thread stack. Pyodide's stack is much smaller; the
-# interpreter's own default limit is what it is built to hold.
-st._DeepRecursion.LIMIT = sys.getrecursionlimit()
+# The adapter parses documents under a recursion limit of 200000, which
+# serve() makes safe with a 512 MiB thread stack. Before 3.12 that limit also
+# bounds the json parser's C recursion, and WebAssembly's stack cannot hold
+# it: the interpreter's own default is what Pyodide is built to hold. From
+# 3.12 on C recursion has its own bound (3.14: the stack pointer), which
+# host.js's large worker stack leaves in charge.
+if sys.version_info < (3, 12):
+    st._DeepRecursion.LIMIT = sys.getrecursionlimit()
 
 _testee = None
 
@@ -68,17 +72,23 @@ def start(argv):
     return ""
 
 
-def frame_lengths(doc):
+def read_document(doc):
+    """JSON {"op", "lengths"}: the request's op and the frame sizes its
+    document names, as _serve_loop reads them (no frames when the document
+    does not parse or names no sizes)."""
     doc = doc.to_bytes() if hasattr(doc, "to_bytes") else bytes(doc)
+    op, lengths = None, []
     try:
         with st._DeepRecursion(), st._NoIntLimit():
             req = json.loads(doc.decode("utf-8"))
-        lengths = req.get("frame_lengths", []) if isinstance(req, dict) else []
+        if isinstance(req, dict):
+            op = req.get("op")
+            lengths = req.get("frame_lengths", [])
     except Exception:
-        lengths = []
+        pass
     if not isinstance(lengths, list) or not all(st._is_int(v) and v >= 0 for v in lengths):
         lengths = []
-    return json.dumps(lengths)
+    return json.dumps({"op": op if isinstance(op, str) else None, "lengths": lengths})
 
 
 def handle(message):
