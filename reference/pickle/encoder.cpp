@@ -108,9 +108,10 @@ class CountedHeader {
 }  // namespace
 
 void Encoder::run(const Node* root) {
-  if (proto_ > kHighestProtocol) {
-    fail("pickle protocol must be <= " + std::to_string(kHighestProtocol));
+  if (proto_ > options_.target.highest_protocol()) {
+    fail("pickle protocol must be <= " + std::to_string(options_.target.highest_protocol()));
   }
+  set_frame_rules(options_.target.frames_tiny_frames(), options_.target.frames_large_payloads());
   reserve(initial_capacity(root));
   buffers_.clear();
   if (proto_ >= 2) {
@@ -248,10 +249,14 @@ void Encoder::save_int(const Node* n) {
   if (fits64 && v >= INT32_MIN && v <= INT32_MAX) {
     if (bin_) {
       put_binint(static_cast<std::int32_t>(v));
-    } else {
+    } else if (!options_.target.ints_as_long_at_protocol_0()) {
       put(op(Op::INT));
       put_decimal(v);
       put('\n');
+    } else {
+      put(op(Op::LONG));
+      put_decimal(v);
+      write("L\n");
     }
     return;
   }
@@ -319,7 +324,7 @@ void Encoder::save_float(double d) {
 void Encoder::save_str_data(std::string_view utf8, bool stable) {
   if (!bin_) {
     put(op(Op::UNICODE));
-    write(raw_unicode_escape_encode(utf8));
+    write(raw_unicode_escape_encode(utf8, options_.target.escapes_cr_nul_sub_in_text()));
     put('\n');
     return;
   }

@@ -1,7 +1,8 @@
 // The pickle encoder: protocols 0-5, byte-identical to CPython 3.11's C
 // pickler (`pickle.dumps(obj, protocol=p)`) for the equivalent Python object:
 // same opcodes, memo numbering and PUT/MEMOIZE placement, FRAME boundaries,
-// and APPENDS/SETITEMS/ADDITEMS batches of 1000.
+// and APPENDS/SETITEMS/ADDITEMS batches of 1000. EncodeOptions::target makes
+// it another version's C pickler (3.6 to 3.15, target.h).
 #pragma once
 
 #include <cstddef>
@@ -10,12 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "reference/pickle/target.h"
 #include "reference/value/value.h"
 
 namespace serialcheck::pickle {
 
 struct EncodeOptions {
+  // A negative protocol is the target's highest; one above it fails.
   int protocol = 5;
+  // Whose C pickler to write like (3.11 unless told).
+  PythonTarget target = PythonTarget::default_target();
   // Protocol 5 only, as Python's buffer_callback: called for each
   // PickleBuffer; return true to write it in band, false to send it out of
   // band (it is then appended to EncodeResult::buffers, not copied).

@@ -156,6 +156,16 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
     global_memo_.add(key, memo_put_op());
     return;
   }
+  // A method of a C type (object.__new__, datetime.datetime.now) is a
+  // builtin method: its own __reduce__ gives the getattr call, which every
+  // version writes as 3.11 does. Only names save_global writes (classes and
+  // functions defined in Python) take 3.13's form.
+  if (options_.target.nested_names_unmemoized() &&
+      origin_of(module, qualname.substr(0, qualname.find('.'))) == Origin::kPython) {
+    save_nested_unmemoized(module, qualname);
+    global_memo_.add(key, memo_put_op());
+    return;
+  }
   // A nested name below protocol 4 is getattr(<parent>, '<last part>'),
   // the parent saved the same way. Unrolled, so that a long dotted name
   // does not recurse: first the opening of every level down to a parent
@@ -184,6 +194,33 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
     put(op(Op::REDUCE));
     --depth_;
     global_memo_.add(GlobalName{module, name}, memo_put_op());
+  }
+}
+
+// A nested name below protocol 4 as CPython 3.13 and later write it:
+// getattr(getattr(module.a, 'b'), 'c') from the parts of the name, with
+// every getattr saved first, the first part a GLOBAL of its own, and
+// neither the parents nor the argument tuples memoized (the caller
+// memoizes the result). No frames below protocol 4, so no boundary().
+void Encoder::save_nested_unmemoized(std::string_view module, std::string_view qualname) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    std::size_t dot = qualname.find('.', start);
+    parts.push_back(qualname.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    enter();
+    save_global("builtins", "getattr");
+    if (proto_ < 2) put(op(Op::MARK));
+  }
+  global_text(module, parts[0]);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    save_synthetic_str(parts[i]);
+    put(proto_ >= 2 ? op(Op::TUPLE2) : op(Op::TUPLE));
+    put(op(Op::REDUCE));
+    --depth_;
   }
 }
 

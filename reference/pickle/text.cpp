@@ -6,7 +6,7 @@
 
 namespace serialcheck::pickle {
 
-std::string raw_unicode_escape_encode(std::string_view utf8) {
+std::string raw_unicode_escape_encode(std::string_view utf8, bool escape_cr_nul_sub) {
   std::string out;
   out.reserve(utf8.size());
   std::size_t i = 0;
@@ -15,7 +15,8 @@ std::string raw_unicode_escape_encode(std::string_view utf8) {
     if (cp >= 0x10000) {
       out += "\\U";
       append_hex_digits(out, cp, 8);
-    } else if (cp >= 0x100 || cp == '\\' || cp == 0 || cp == '\n' || cp == '\r' || cp == 0x1A) {
+    } else if (cp >= 0x100 || cp == '\\' || cp == '\n' ||
+               (escape_cr_nul_sub && (cp == 0 || cp == '\r' || cp == 0x1A))) {
       // Backslash and line ends must not appear raw: the argument is one
       // line, and a raw backslash would start an escape on the way back.
       out += "\\u";

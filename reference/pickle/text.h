@@ -30,8 +30,11 @@ inline std::string encode_utf8_surrogatepass(std::u32string_view s) {
 
 // The C pickler's protocol-0 UNICODE payload: code points >= 0x10000 as
 // \UXXXXXXXX, >= 0x100 and '\\', '\0', '\n', '\r', '\x1a' as \uXXXX
-// (lowercase hex), everything else as one latin-1 byte.
-std::string raw_unicode_escape_encode(std::string_view utf8_surrogatepass);
+// (lowercase hex), everything else as one latin-1 byte. Without
+// `escape_cr_nul_sub` (CPython 3.6 and before) '\0', '\r' and '\x1a' stay
+// raw bytes.
+std::string raw_unicode_escape_encode(std::string_view utf8_surrogatepass,
+                                      bool escape_cr_nul_sub = true);
 
 // Inverse of the above as Python's raw_unicode_escape decoder accepts it
 // (\uXXXX and \UXXXXXXXX escapes, other bytes latin-1). nullopt on a

@@ -145,7 +145,7 @@ class PickleWriter {
   [[gnu::noinline]] void commit_frame() {
     if (!framing_ || frame_ == nullptr) return;
     const std::size_t len = static_cast<std::size_t>(cur_ - frame_) - kFrameHeaderSize;
-    if (len >= kFrameSizeMin) {
+    if (len >= kFrameSizeMin || tiny_frames_) {
       frame_[0] = op(Op::FRAME);
       store_word(frame_ + 1, len);  // 8 bytes, little-endian
     } else {
@@ -154,6 +154,13 @@ class PickleWriter {
     }
     frame_ = nullptr;
     frame_limit_ = 0;  // framing, with no frame open
+  }
+
+  // The framing of CPython 3.6 and before (PicklerRule): a FRAME even for
+  // fewer than kFrameSizeMin bytes, and large payloads inside frames.
+  void set_frame_rules(bool tiny_frames, bool large_payloads_in_frames) {
+    tiny_frames_ = tiny_frames;
+    large_payloads_in_frames_ = large_payloads_in_frames;
   }
 
   // _Pickler_OpcodeBoundary: CPython calls it only at the start of save().
@@ -169,7 +176,7 @@ class PickleWriter {
   // copied into the buffer: finish() copies it once, straight into the
   // result. Others (text made on the fly) are copied now.
   void write_payload(std::string_view header, std::string_view data, bool stable) {
-    if (data.size() >= kFrameSizeTarget) {
+    if (data.size() >= kFrameSizeTarget && !large_payloads_in_frames_) {
       commit_frame();
       bool framing = framing_;
       set_framing(false);
@@ -245,6 +252,8 @@ class PickleWriter {
   };
   std::vector<Deferred> deferred_;
   std::size_t deferred_bytes_ = 0;
+  bool tiny_frames_ = false;
+  bool large_payloads_in_frames_ = false;
 };
 
 }  // namespace serialcheck::pickle

@@ -185,7 +185,7 @@ class Encoder : private PickleWriter {
         options_(options),
         out_(result.bytes),
         buffers_(result.buffers),
-        proto_(options.protocol < 0 ? kHighestProtocol : options.protocol),
+        proto_(options.protocol < 0 ? options.target.highest_protocol() : options.protocol),
         bin_(proto_ > 0),
         stack_(tasks),
         node_memo_(&memo) {}
@@ -371,6 +371,7 @@ class Encoder : private PickleWriter {
   void save_global(std::string_view module, std::string_view qualname);
   void emit_global(std::string_view module, std::string_view qualname);
   void global_text(std::string_view module, std::string_view name);
+  void save_nested_unmemoized(std::string_view module, std::string_view qualname);
   void save_synthetic_str(std::string_view utf8);
   using StrMemo = NameMemo<std::string_view>;
   void save_str_memoized_in(StrMemo& memo, std::string_view s);

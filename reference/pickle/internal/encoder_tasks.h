@@ -713,11 +713,17 @@ bool Encoder::batch_loop(const Node* node, Step step, View view, std::size_t i, 
     if (i > 0 && (i % kBatchSize == 0 || i == n)) {
       put(end);
       if (i == n) {
-        if (trailing && n % kBatchSize == 0) {
+        if (trailing && n % kBatchSize == 0 && !options_.target.exact_batches_like_items()) {
           put(op(Op::MARK));
           put(end);
         }
         return true;
+      }
+      if (n - i == 1 && end != op(Op::ADDITEMS) && options_.target.exact_batches_like_items()) {
+        // 3.15: a last batch of one entry, as batch_list and batch_dict
+        // write it. Tasks it leaves sit above the caller's leave task.
+        entry_then(view.at(i), end == op(Op::APPENDS) ? op(Op::APPEND) : op(Op::SETITEM));
+        return false;
       }
       put(op(Op::MARK));
     }
