@@ -967,6 +967,16 @@ _NEWER_MODULES = {
     "statistics": (3, 4), "tomllib": (3, 11), "typing": (3, 5), "zoneinfo": (3, 9),
     "builtins": (3, 0), "copyreg": (3, 0), "urllib.parse": (3, 0), "collections.abc": (3, 3),
 }
+# ...and those removed since, with the version that removed them.
+_REMOVED_MODULES = dict(
+    [(m, (3, 12)) for m in ("distutils", "imp", "asynchat", "asyncore", "smtpd")] +
+    [(m, (3, 13)) for m in ("aifc", "audioop", "cgi", "cgitb", "chunk", "crypt", "imghdr",
+                            "mailcap", "nis", "nntplib", "ossaudiodev", "pipes", "sndhdr",
+                            "spwd", "sunau", "telnetlib", "uu", "xdrlib", "lib2to3")])
+# The Python whose names serialcheck's values hold (its embedded CPython): a
+# name a standard-library module of an older Python lacks is taken for a
+# newer name; on this version and later it is an error.
+_VALUES_PYTHON = (3, 11)
 
 
 def _stdlib_dirs():
@@ -999,13 +1009,17 @@ def _missing_here(module, qualname, error):
             return ("%s.%s does not exist on %s (the fixtures module defines only the "
                     "classes this version can have)" % (module, qualname, here))
         return None
-    if mod is not None and _is_stdlib(module):
+    if mod is not None and sys.version_info[:2] < _VALUES_PYTHON and _is_stdlib(module):
         return "%s.%s is not in the standard library of %s" % (module, qualname, here)
     top = module.split(".")[0]
     added = _NEWER_MODULES.get(module) or _NEWER_MODULES.get(top)
     if mod is None and added is not None and sys.version_info[:2] < added:
         return "%s is not in the standard library of %s (added in %d.%d)" % (
             module, here, added[0], added[1])
+    removed = _REMOVED_MODULES.get(top)
+    if mod is None and removed is not None and sys.version_info[:2] >= removed:
+        return "%s is not in the standard library of %s (removed in %d.%d)" % (
+            module, here, removed[0], removed[1])
     return None
 
 

@@ -364,6 +364,34 @@ def test_a_fixture_class_this_version_lacks_is_unsupported():
         assert not problems, problems
 
 
+def test_a_name_that_exists_nowhere_is_still_an_error():
+    with adapter("--preset", "pickle") as t:
+        t.hello()
+        for value in ({"global": ["serialcheck_fixtures", "NoSuchClass"]},
+                      {"global": ["m_no_such_module", "x"]}):
+            doc, _ = t.ask({"op": "dumps", "value": value, "protocol": 2,
+                            "out_of_band": False})
+            assert doc["error"]["kind"] in ("AttributeError", "ImportError",
+                                            "ModuleNotFoundError"), (value, doc)
+
+
+def test_a_newer_standard_library_name_is_unsupported_where_missing():
+    names = [("graphlib", "TopologicalSorter", (3, 9), None),
+             ("types", "SimpleNamespace", (3, 3), None),
+             ("telnetlib", "Telnet", None, (3, 13))]
+    with adapter("--preset", "pickle") as t:
+        t.hello()
+        for module, name, added, removed in names:
+            doc, _ = t.ask({"op": "dumps", "value": {"global": [module, name]},
+                            "protocol": 2, "out_of_band": False})
+            here = sys.version_info[:2]
+            missing = (added and here < added) or (removed and here >= removed)
+            if missing:
+                assert doc["error"]["kind"] == "unsupported", (module, name, doc)
+            else:
+                assert doc["ok"], (module, name, doc)
+
+
 def test_a_missing_fixture_answered_with_an_error_is_caught():
     # Negative control: a testee that answers it with its AttributeError.
     code = WITHOUT_RECORD + "\nst._missing_here = lambda *args: None"
