@@ -24,12 +24,21 @@ import sys
 import types
 
 _names = itertools.count()
+_PY2_MODULES = []
+try:
+    _RecursionError = RecursionError
+except NameError:  # Python 2 says RuntimeError
+    _RecursionError = RuntimeError
 
 
 def define(source):
     name = "sc_byvalue_%d_%d" % (os.getpid(), next(_names))
     module = types.ModuleType(name)
     exec(compile(source, "<%s>" % name, "exec"), module.__dict__)
+    if sys.version_info[0] == 2:
+        # Python 2 empties a module's globals (all None) when the module
+        # object goes: keep it while the subject may run.
+        _PY2_MODULES.append(module)
     return module.subject
 
 
@@ -45,7 +54,7 @@ def results(subject, inputs):
     for args, kwargs in inputs:
         try:
             out.append(["value", repr(_call(subject, args, kwargs))])
-        except RecursionError:
+        except _RecursionError:
             out.append(["raises", "RecursionError"])
         except Exception as e:  # the type is the result
             out.append(["raises", type(e).__name__])

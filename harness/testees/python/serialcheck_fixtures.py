@@ -51,14 +51,16 @@ PY3 = sys.version_info[0] >= 3
 def _py3(source):
     """Defines the Python 3 `source` in this module, as if written here:
     same names and qualnames, and tracebacks name this file's lines."""
-    path = __file__[:-1] if __file__.endswith((".pyc", ".pyo")) else __file__
+    path = globals().get("__file__") or "<serialcheck_fixtures>"
+    if path.endswith((".pyc", ".pyo")):
+        path = path[:-1]
     try:
         with io.open(path, encoding="utf-8") as f:
             text = f.read()
         pad = "\n" * text[:text.index(source)].count("\n")
     except (IOError, OSError, ValueError):
         pad = ""
-    exec(compile(pad + source, __file__, "exec"), globals())
+    exec(compile(pad + source, path, "exec"), globals())
 
 
 # ---------------------------------------------------------------------------
