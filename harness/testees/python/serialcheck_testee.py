@@ -1486,7 +1486,8 @@ class _Describer(object):
             try:
                 return self.remember(o, Node("pickle-buffer", (m.tobytes(), bool(m.readonly))))
             finally:
-                m.release()
+                if not PY2:  # Python 2's memoryview has no release()
+                    m.release()
         if t is types.FunctionType or (PY2 and t in _PY2_GLOBAL_TYPES):
             return self.remember(o, self.describe_global(o, None))
         if isinstance(o, type):
@@ -2278,10 +2279,10 @@ class Testee(object):
             data = dumps(obj, protocol=protocol)
         frames = [_byte_view(data)]
         writeable = []
-        for b in buffers:
-            m = memoryview(b)
-            writeable.append(not m.readonly)
-            frames.append(m.tobytes() if not m.contiguous else m.cast("B"))
+        for b in buffers:  # only on Python 3: Python 2 has no out of band
+            with memoryview(b) as m:
+                writeable.append(not m.readonly)
+                frames.append(m.tobytes() if not m.contiguous else m.cast("B"))
         doc = {"ok": True, "frame_lengths": [_nbytes(f) for f in frames]}
         if out_of_band:
             doc["writeable"] = writeable
