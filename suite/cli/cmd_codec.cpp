@@ -26,6 +26,7 @@
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
 #include "reference/pickle/opcodes.h"
+#include "reference/pickle/target.h"
 #include "reference/value/json.h"
 #include "suite/cli/commands.h"
 
@@ -499,7 +500,8 @@ void add_decode(CLI::App& app, Action& action) {
 void add_encode(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("encode", "Encode canonical JSON (stdin) to a pickle (stdout)");
   struct Opts {
-    int protocol = pickle::kHighestProtocol;
+    int protocol = -1;  // not given: 5, or the --python version's default
+    std::string python;
     std::string input = "-";
     std::string output = "-";
     std::string buffers_dir;
@@ -509,9 +511,16 @@ void add_encode(CLI::App& app, Action& action) {
     std::size_t max_depth = kEncodeMaxDepth;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--protocol,-p", o->protocol, "Pickle protocol")
+  cmd->add_option("--protocol,-p", o->protocol,
+                  "Pickle protocol (with --python: that version's default when not given)")
       ->check(CLI::Range(0, pickle::kHighestProtocol))
-      ->capture_default_str();
+      ->default_str(std::to_string(pickle::kHighestProtocol));
+  cmd->add_option("--python", o->python,
+                  "Write as this CPython version's C pickler (3.6 to 3.15; default 3.11)")
+      ->check([](const std::string& v) {
+        return pickle::PythonTarget::parse(v) ? std::string()
+                                              : "not a supported CPython version (3.6 to 3.15)";
+      });
   cmd->add_option("--input,-i", o->input, "Canonical JSON file ('-' for stdin)")
       ->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Pickle file ('-' for stdout)")->capture_default_str();
@@ -535,7 +544,8 @@ void add_encode(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->footer(
-      "The output is byte-identical to CPython 3.11's pickle.dumps(obj, protocol=N).\n"
+      "The output is byte-identical to CPython 3.11's pickle.dumps(obj, protocol=N),\n"
+      "or with --python X.Y to that version's (docs/versions.md).\n"
       "With --message it is pack_message(serialize(value)), read back by\n"
       "distributed's deserialize_bytes (docs/families.md).");
   cmd->callback([&action, o] {
@@ -550,16 +560,21 @@ void add_encode(CLI::App& app, Action& action) {
         return fail(std::string("invalid JSON value at ") + e.what());
       }
       if (const auto deep = too_deep(root, o->max_depth)) return fail(*deep);
-      if (o->message)
-        return encode_message(root, o->families, o->compression, o->protocol, o->output);
+      pickle::PythonTarget target = pickle::PythonTarget::default_target();
+      if (!o->python.empty()) target = *pickle::PythonTarget::parse(o->python);
+      const int protocol = o->protocol >= 0    ? o->protocol
+                           : o->python.empty() ? pickle::kHighestProtocol
+                                               : target.default_protocol();
+      if (o->message) return encode_message(root, o->families, o->compression, protocol, o->output);
       pickle::EncodeOptions options;
-      options.protocol = o->protocol;
+      options.protocol = protocol;
+      options.target = target;
       // The limit was checked on the JSON above, where a pointer can name
       // the node; the encoder's own (it counts its own levels, domain values'
       // reduce forms included) only backs that up.
       options.max_depth = 2 * o->max_depth + 64;
       if (!o->buffers_dir.empty()) {
-        if (o->protocol < 5) {
+        if (protocol < 5) {
           return fail("--buffers-dir needs protocol 5 (out-of-band buffers are PEP 574)");
         }
         options.buffer_callback = [](const Node&) { return false; };
