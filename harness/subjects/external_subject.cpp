@@ -1188,6 +1188,14 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   caps.cpython_bytes = capability_flag(j, "cpython_bytes", false);
   caps.c_pickler = capability_flag(j, "c_pickler", false);
   caps.python_values = capability_flag(j, "python_values", false);
+  // "python_version": "3.7.16" from a testee that is a CPython interpreter;
+  // absent from others and from testees older than the field.
+  if (j.contains("python_version")) {
+    if (!j["python_version"].is_string()) {
+      bad_capability("python_version", "not a string but " + j["python_version"].dump());
+    }
+    caps.python_version = j["python_version"].get<std::string>();
+  }
   // callable.by-value goes through define-dumps and load-call, in the
   // testee's own interpreter; "by_value_pickler", which an earlier version
   // of the protocol read, is not used: the runner's Python is not the testee's.

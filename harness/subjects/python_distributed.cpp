@@ -182,6 +182,7 @@ class DistributedSubject final : public PythonSubject {
     caps.pickle_format = false;  // the "dask" family's frames are not pickles
     caps.cpython_bytes = false;
     caps.python_values = true;
+    caps.python_version = embedded_python_version();
     caps.families = {"dask", "pickle"};
     return caps;
   }

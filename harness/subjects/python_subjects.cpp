@@ -13,6 +13,11 @@
 
 namespace serialcheck {
 
+std::string embedded_python_version() {
+  return std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION) + "." +
+         std::to_string(PY_MICRO_VERSION);
+}
+
 using python::check;
 using python::Gil;
 using python::PyRef;
@@ -123,6 +128,7 @@ class PickleSubject final : public PythonSubject {
     caps.cpython_bytes = flavor_ == Flavor::C;
     caps.c_pickler = flavor_ != Flavor::Pure;
     caps.python_values = true;
+    caps.python_version = embedded_python_version();
     caps.families = {"pickle"};
     if (flavor_ == Flavor::Cloud) caps.by_value_pickler = module_;
     return caps;

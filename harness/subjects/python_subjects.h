@@ -76,6 +76,9 @@ std::vector<std::unique_ptr<Subject>> make_python_subjects();
 // stays free of Python.
 std::vector<SubjectFactory> python_subject_factories();
 
+// The embedded interpreter's version, "3.11.2" (Capabilities::python_version).
+std::string embedded_python_version();
+
 // One at a time. `module` replaces the main module the subject imports
 // ("_pickle", "pickle", "cloudpickle", "distributed.protocol"); tests point
 // it at a module that does not exist.

@@ -1,5 +1,7 @@
 #include "harness/subjects/reference_subject.h"
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,12 +24,13 @@ SubjectError to_subject_error(const pickle::PickleError& e) {
 Capabilities ReferenceSubject::capabilities() const {
   Capabilities caps;
   caps.min_protocol = 0;
-  caps.max_protocol = pickle::kHighestProtocol;
+  caps.max_protocol = target_.highest_protocol();
   caps.out_of_band = true;
   caps.limit_loader = true;
   caps.pickle_format = true;
   caps.cpython_bytes = true;
   caps.python_values = false;
+  caps.python_version = target_.name();
   caps.native_codec = true;
   caps.families = {"pickle"};
   return caps;
@@ -36,6 +39,7 @@ Capabilities ReferenceSubject::capabilities() const {
 Message ReferenceSubject::dumps(const Node* value, const DumpOptions& options) {
   pickle::EncodeOptions enc;
   enc.protocol = options.protocol;
+  enc.target = target_;
   if (options.out_of_band && options.protocol >= 5) {
     enc.buffer_callback = [](const Node&) { return false; };
   }
@@ -81,7 +85,8 @@ Node* ReferenceSubject::loads(const Message& message, Graph& graph, const LoadOp
     views.push_back({f.data, f.size, readonly});
   }
   pickle::DecodeOptions dec;
-  dec.max_protocol = options.max_protocol;
+  // A version before 3.8 reads no protocol 5, as its unpickler.
+  dec.max_protocol = std::min(options.max_protocol, target_.highest_protocol());
   dec.buffers = views;
   const Frame& pickled = message.frames[0];
   try {
@@ -95,6 +100,14 @@ Node* ReferenceSubject::loads(const Message& message, Graph& graph, const LoadOp
 
 const families::FamilyRegistry* ReferenceSubject::family_registry() const {
   return &families::FamilyRegistry::builtin();
+}
+
+std::vector<SubjectFactory> reference_subject_factories() {
+  std::vector<SubjectFactory> out;
+  for (const pickle::PythonTarget& t : pickle::supported_targets()) {
+    out.push_back({"reference@" + t.name(), [t] { return std::make_unique<ReferenceSubject>(t); }});
+  }
+  return out;
 }
 
 }  // namespace serialcheck

@@ -4,15 +4,27 @@
 // "writeable": [...]}, the shape distributed's pickle family uses.
 // Zero-copy both ways: dumps() borrows the value's buffers for the
 // out-of-band frames, loads() borrows the frames for the buffers it decodes.
+// `reference@3.X` is the reference at another CPython version's target
+// (reference/pickle/target.h): that version's protocols and bytes.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "harness/props/runner.h"
 #include "harness/subjects/subject.h"
+#include "reference/pickle/target.h"
 
 namespace serialcheck {
 
 class ReferenceSubject : public Subject {
  public:
-  std::string name() const override { return "reference"; }
+  // "reference" (3.11); with a target, "reference@<target>".
+  ReferenceSubject() = default;
+  explicit ReferenceSubject(pickle::PythonTarget target)
+      : target_(target), name_("reference@" + target.name()) {}
+
+  std::string name() const override { return name_; }
   Capabilities capabilities() const override;
   // The message's out-of-band frames point into `value`'s graph, which must
   // outlive the message.
@@ -23,6 +35,13 @@ class ReferenceSubject : public Subject {
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override;
   // The builtin families (families::FamilyRegistry::builtin()).
   const families::FamilyRegistry* family_registry() const override;
+
+ private:
+  pickle::PythonTarget target_ = pickle::PythonTarget::default_target();
+  std::string name_ = "reference";
 };
+
+// reference@3.6 ... reference@3.15, one per supported target.
+std::vector<SubjectFactory> reference_subject_factories();
 
 }  // namespace serialcheck

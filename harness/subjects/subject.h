@@ -53,6 +53,11 @@ struct Capabilities {
   // CloudPickler): bytes.reencode asks the reference to write it again exactly.
   bool c_pickler = false;
   bool python_values = false;    // values pass through real Python objects
+  // The CPython version the subject is or writes like ("3.7.16", "3.11"):
+  // an interpreter's own (an external testee's hello says it), the
+  // reference's target; empty for a subject that is no Python. bytes.reencode
+  // and bytes.match-cpython compare against the reference at this version.
+  std::string python_version;
   bool can_dump = true;          // dumps() works (a reader-only testee says false)
   bool can_load = true;          // loads() works (a writer-only testee says false)
   // This project's own codec in this process: its frames borrow the value's

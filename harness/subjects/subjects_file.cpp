@@ -31,7 +31,8 @@ bool valid_subject_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   if (!std::isalnum(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+        c != '@') {
       return false;
     }
   }
@@ -72,7 +73,7 @@ std::vector<TesteeConfig> parse_subjects_file(std::string_view text,
     if (!e.contains("name") || !e["name"].is_string() ||
         !valid_subject_name(e["name"].get<std::string>())) {
       bad(path, where + "/name",
-          "must be a name of letters, digits, '-', '_' and '.' (at most 64 characters)");
+          "must be a name of letters, digits, '-', '_', '.' and '@' (at most 64 characters)");
     }
     c.name = e["name"].get<std::string>();
     if (!e.contains("command") || !e["command"].is_string() ||

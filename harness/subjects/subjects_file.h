@@ -39,8 +39,9 @@ std::vector<TesteeConfig> read_subjects_file(const std::filesystem::path& path);
 // current one.
 TesteeConfig parse_testee_argument(std::string_view arg);
 
-// Whether `name` can name a subject: letters, digits, '-', '_' and '.',
-// starting with a letter or digit (it becomes part of file names).
+// Whether `name` can name a subject: letters, digits, '-', '_', '.' and '@'
+// (reference@3.7), starting with a letter or digit (it becomes part of file
+// names).
 bool valid_subject_name(std::string_view name);
 
 }  // namespace serialcheck

@@ -61,6 +61,7 @@ std::vector<TesteeConfig> testee_configs(const SubjectArgs& args) {
 std::vector<SubjectFactory> builtin_subject_factories() {
   std::vector<SubjectFactory> factories;
   factories.push_back({"reference", [] { return std::make_unique<ReferenceSubject>(); }});
+  for (auto& factory : reference_subject_factories()) factories.push_back(std::move(factory));
 #ifdef SERIALCHECK_HAVE_PYTHON
   for (auto& factory : python_subject_factories()) factories.push_back(std::move(factory));
 #endif

@@ -448,6 +448,23 @@ TEST(ExternalSubject, CapabilitiesFromJson) {
   }
 }
 
+// The hello's "python_version" (a CPython testee's interpreter) becomes
+// Capabilities::python_version, which bytes.reencode and bytes.match-cpython
+// turn into the reference's target; a testee without it has none.
+TEST(ExternalSubject, PythonVersionFromHello) {
+  EXPECT_EQ(capabilities_from_json(nlohmann::json::object()).python_version, "");
+  EXPECT_EQ(capabilities_from_json({{"python_version", "3.7.16"}, {"default_protocol", 3}})
+                .python_version,
+            "3.7.16");
+  try {
+    (void)capabilities_from_json({{"python_version", 3.7}});
+    ADD_FAILURE() << "a python_version that is not a string was accepted";
+  } catch (const SubjectError& e) {
+    EXPECT_NE(std::string(e.what()).find("capabilities.python_version: "), std::string::npos)
+        << e.what();
+  }
+}
+
 // ---- stderr ----------------------------------------------------------------------------
 
 TEST(ExternalSubject, FloodedStderrIsDrainedAndItsTailBounded) {
