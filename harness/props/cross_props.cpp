@@ -13,6 +13,23 @@
 namespace serialcheck::props {
 namespace {
 
+// The reference subject that stands for the C pickler of the subject's
+// CPython version, when that version is not the oracle's: "reference@3.7"
+// for a 3.7 subject beside a 3.11 oracle. Empty when the oracle is the
+// comparison (the same version, 3.11, or a subject without one); "?" when
+// no target covers the subject's version.
+std::string versioned_writer(const Capabilities& caps, PropertyEnv& env) {
+  if (caps.python_version.empty()) return {};
+  Subject* oracle = env.subject(kOracle, nullptr);
+  if (oracle != nullptr &&
+      minor_version(oracle->capabilities().python_version) == minor_version(caps.python_version)) {
+    return {};
+  }
+  const std::string writer = reference_at(caps.python_version);
+  if (writer == kReference) return {};  // 3.11, the embedded oracle's version
+  return writer.empty() ? "?" : writer;
+}
+
 Applicability bytes_applies(Subject& subject, PropertyEnv& env) {
   Capabilities caps = subject.capabilities();
   Applicability a;
@@ -21,6 +38,31 @@ Applicability bytes_applies(Subject& subject, PropertyEnv& env) {
   if (!caps.cpython_bytes)
     return skip("does not claim byte identity with the C pickler (no cpython_bytes)");
   std::string why;
+  if (const std::string writer = versioned_writer(caps, env); !writer.empty()) {
+    // Another version than the oracle's: its C pickler is the reference at
+    // that version's target.
+    if (writer == "?") {
+      return skip("its Python " + caps.python_version +
+                  " is not the cpython subject's, and no reference target covers it (3.6 to "
+                  "3.15)");
+    }
+    if (writer == subject.name()) return skip("is " + writer + ", the comparison itself");
+    Subject* at = env.subject(writer, &why);
+    if (at == nullptr)
+      return skip("needs " + writer + " for Python " + caps.python_version + ": " + why);
+    Capabilities wc = at->capabilities();
+    a.plan.graph_shaped = true;
+    a.plan.python_safe = true;
+    // Fixture objects reduce in the subject's own interpreter, which the
+    // reference's stand-ins (reduced by the embedded 3.11) need not match.
+    a.plan.python_objects = false;
+    a.plan.min_protocol = std::max(caps.min_protocol, wc.min_protocol);
+    a.plan.max_protocol = std::min(caps.max_protocol, wc.max_protocol);
+    a.plan.out_of_band = caps.out_of_band && wc.out_of_band;
+    if (a.plan.min_protocol > a.plan.max_protocol)
+      a.skip_reason = "shares no protocol with " + writer;
+    return a;
+  }
   Subject* oracle = env.subject(kOracle, &why);
   if (oracle == nullptr) return skip("needs the cpython subject as the oracle: " + why);
   Capabilities oc = oracle->capabilities();
@@ -60,7 +102,57 @@ void forget_load_marks(Graph& graph) {
   }
 }
 
+// bytes.match-cpython for a subject of another version than the oracle's:
+// its frame 0 against the reference at that version's target. A set's
+// order is the subject's own (its str hashes), so a difference stands only
+// when the reference, given the value as the subject held it, writes other
+// bytes than the subject did.
+Outcome bytes_match_version(Subject& subject, const TestCase& c, PropertyEnv& env,
+                            const std::string& writer) {
+  Subject* at = env.subject(writer, nullptr);
+  if (at == nullptr) return Outcome::discard(writer + " is not available");
+  Outcome failed;
+  auto expected = dumps_step(*at, c, "reference-dumps", failed);
+  if (!expected) return Outcome::discard(writer + " cannot pickle this value");
+  if (expected->frames.empty()) return Outcome::discard(writer + " wrote no frame");
+  auto actual = dumps_step(subject, c, "dumps", failed);
+  if (!actual) return failed;
+  if (actual->frames.empty()) {
+    return Outcome::fail("bytes:no-frame", "the subject's message has no frame");
+  }
+  auto diff =
+      diff_pickles(expected->frames[0].view(), actual->frames[0].view(), writer, subject.name());
+  if (diff.same) return Outcome::pass();
+  if (has_unordered_items(c.value)) {
+    Graph graph;
+    Outcome ignored;
+    Message plain = as_pickle_message(*actual, c.protocol);
+    Node* held = loads_step(*at, plain, graph, 5, "reference-loads", ignored);
+    if (held != nullptr && same_value(c.value, held, true, nullptr)) {
+      TestCase own = c;
+      own.value = held;
+      Graph named;
+      if (c.protocol < 4) {
+        own.value = getattr_as_globals(held, named,
+                                       nested_name_scope(subject.capabilities().python_version));
+      }
+      auto rewritten = dumps_step(*at, own, "reference-dumps", ignored);
+      if (rewritten && !rewritten->frames.empty() &&
+          rewritten->frames[0].view() == actual->frames[0].view()) {
+        return Outcome::pass();
+      }
+    }
+  }
+  Outcome o = Outcome::fail("bytes:" + diff.where, diff.summary, diff.explanation);
+  o.failing_message = message_to_json(*actual);
+  return o;
+}
+
 Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
+  if (const std::string writer = versioned_writer(subject.capabilities(), env);
+      !writer.empty() && writer != "?") {
+    return bytes_match_version(subject, given, env, writer);
+  }
   Subject* oracle = env.subject(kOracle, nullptr);
   if (oracle == nullptr) return Outcome::discard("the cpython subject is not available");
   Outcome failed;
@@ -292,6 +384,10 @@ void add_cross_properties(Registry& out) {
        bytes_match},
       {control("drops-frame",
                "writes protocol 4 and 5 pickles without their FRAME opcode (still valid pickles)",
+               "bytes:"),
+       control("claims-3.6",
+               "says it is CPython 3.6 (python_version 3.6.15) but writes 3.11's bytes: INT "
+               "where 3.6 writes LONG at protocol 0, no FRAME around a short pickle",
                "bytes:")});
   add(out, 40,
       {"cross.load", "pickles travel both ways between the subject, the reference and cpython",

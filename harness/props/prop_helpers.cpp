@@ -5,6 +5,7 @@
 
 #include "harness/props/explain.h"
 #include "harness/props/value_tools.h"
+#include "reference/pickle/target.h"
 
 namespace serialcheck::props {
 
@@ -12,6 +13,26 @@ Applicability skip(std::string reason) {
   Applicability a;
   a.skip_reason = std::move(reason);
   return a;
+}
+
+std::string minor_version(const std::string& python_version) {
+  const std::size_t dot = python_version.find('.');
+  if (dot == std::string::npos) return python_version;
+  return python_version.substr(0, python_version.find('.', dot + 1));
+}
+
+GetattrScope nested_name_scope(const std::string& python_version) {
+  const auto target = pickle::PythonTarget::parse(python_version);
+  return target && target->nested_names_unmemoized() ? GetattrScope::Everywhere
+                                                     : GetattrScope::ClassPositions;
+}
+
+std::string reference_at(const std::string& python_version) {
+  if (python_version.empty()) return kReference;
+  const auto target = pickle::PythonTarget::parse(python_version);
+  if (!target) return {};
+  if (*target == pickle::PythonTarget::default_target()) return kReference;
+  return std::string(kReference) + "@" + target->name();
 }
 
 CasePlan subject_plan(const Capabilities& caps) {

@@ -12,6 +12,7 @@
 
 #include "harness/props/case.h"
 #include "harness/props/gate_props.h"
+#include "harness/props/value_tools.h"
 #include "harness/subjects/subject.h"
 #include "reference/value/equal.h"
 
@@ -30,6 +31,21 @@ inline constexpr const char* kIsTheOracle = "the cpython subject is the oracle o
 
 // The applicability of a property that skips the subject for `reason`.
 Applicability skip(std::string reason);
+
+// "3.7" of a Capabilities::python_version ("3.7.16", "3.7"); empty for "".
+std::string minor_version(const std::string& python_version);
+
+// The reference subject that writes as CPython `python_version`'s C pickler:
+// "reference" for 3.11 (and for an empty version), "reference@3.7" for 3.7;
+// empty when no target covers the version (reference/pickle/target.h).
+std::string reference_at(const std::string& python_version);
+
+// Which getattr calls of a value decoded from a pickle below protocol 4 to
+// read as the nested globals they stand for (value_tools.h) before the
+// reference writes it again as CPython `python_version` did: in class
+// positions only, except for 3.13 and later, whose C pickler writes every
+// nested name as a getattr chain of its own (docs/versions.md).
+GetattrScope nested_name_scope(const std::string& python_version);
 
 // The kind of a failure: SubjectError::kind(), else "internal".
 std::string error_kind(const std::exception& e);

@@ -1,5 +1,6 @@
 // bytes.reencode: the reference reads what a subject's C pickler wrote and
-// writes the value again to the same bytes (docs/conformance.md).
+// writes the value again to the same bytes (docs/conformance.md), at the
+// target of the subject's CPython version (reference@3.X).
 #include <algorithm>
 
 #include "harness/props/explain.h"
@@ -17,9 +18,16 @@ Applicability reencode_applies(Subject& subject, PropertyEnv& env) {
   if (!caps.cpython_bytes && !caps.c_pickler)
     return skip(
         "its pickles are not written by CPython's C pickler (neither cpython_bytes nor c_pickler)");
+  // A subject that is (or writes as) another CPython version is written
+  // again by the reference at that version's target.
+  const std::string writer = reference_at(caps.python_version);
+  if (writer.empty()) {
+    return skip("no reference target covers Python " + caps.python_version +
+                " (the targets are 3.6 to 3.15)");
+  }
   std::string why;
-  Subject* reference = env.subject(kReference, &why);
-  if (reference == nullptr) return skip("needs the reference subject: " + why);
+  Subject* reference = env.subject(writer, &why);
+  if (reference == nullptr) return skip("needs the subject " + writer + ": " + why);
   // The reference itself gets the objects of the fixtures module as they
   // reduce, where the cpython subject can build them.
   Subject* oracle = env.subject(kOracle, nullptr);
@@ -29,13 +37,16 @@ Applicability reencode_applies(Subject& subject, PropertyEnv& env) {
       caps.python_values ||
       (reference == &subject && oracle != nullptr && oracle->capabilities().python_values);
   a.plan.min_protocol = caps.min_protocol;
-  a.plan.max_protocol = caps.max_protocol;
+  a.plan.max_protocol = std::min(caps.max_protocol, reference->capabilities().max_protocol);
   a.plan.out_of_band = caps.out_of_band;
+  if (a.plan.min_protocol > a.plan.max_protocol) {
+    a.skip_reason = "shares no protocol with " + writer;
+  }
   return a;
 }
 
 Outcome reencode(Subject& subject, const TestCase& c, PropertyEnv& env) {
-  Subject* reference = env.subject(kReference, nullptr);
+  Subject* reference = env.subject(reference_at(subject.capabilities().python_version), nullptr);
   if (reference == nullptr) return Outcome::discard("the reference is not available");
   Outcome failed;
   auto written = dumps_step(subject, c, "dumps", failed);
@@ -55,7 +66,8 @@ Outcome reencode(Subject& subject, const TestCase& c, PropertyEnv& env) {
   // global can be what copyreg.__newobj__ or NEWOBJ calls.
   Graph named;
   if (c.protocol < 4) {
-    again.value = getattr_as_globals(again.value, named, GetattrScope::ClassPositions);
+    again.value = getattr_as_globals(again.value, named,
+                                     nested_name_scope(subject.capabilities().python_version));
   }
   auto rewritten = dumps_step(*reference, again, "reference-dumps", failed);
   if (!rewritten) return failed;
@@ -79,10 +91,14 @@ void add_reencode_properties(Registry& out) {
        "same bytes",
        reencode_applies, reencode, /*needs_dumps=*/true, /*needs_loads=*/false},
       {peer_control(
-          "loses-sharing", "reference",
-          "a reference stand-in that reads a container or string reached twice as two objects, so "
-          "it writes the second as a copy where the stream had a memo reference",
-          "reencode:")});
+           "loses-sharing", "reference",
+           "a reference stand-in that reads a container or string reached twice as two objects, so "
+           "it writes the second as a copy where the stream had a memo reference",
+           "reencode:"),
+       control("claims-3.6",
+               "says it is CPython 3.6 (python_version 3.6.15) but writes 3.11's bytes: INT "
+               "where 3.6 writes LONG at protocol 0, no FRAME around a short pickle",
+               "reencode:")});
 }
 
 }  // namespace serialcheck::props

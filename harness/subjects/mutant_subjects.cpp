@@ -166,7 +166,11 @@ class Mutant : public ReferenceSubject {
     Capabilities c = ReferenceSubject::capabilities();
     // The reference's own codec only where the property asks how it copies.
     c.native_codec = is("copies-buffers") || is("first-item-only");
-    c.cpython_bytes = is("drops-frame");
+    c.cpython_bytes = is("drops-frame") || is("claims-3.6");
+    if (is("claims-3.6")) {
+      c.python_version = "3.6.15";
+      c.max_protocol = 4;
+    }
     // Python modules with a broken by-value dumps() (harness/testees/python/):
     // serialcheck_by_reference registers the object's module and pickles it
     // by reference; serialcheck_drops_defaults drops a function's defaults.

@@ -26,6 +26,7 @@
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "reference/frames/family.h"
+#include "reference/pickle/target.h"
 
 namespace serialcheck::test_support {
 
@@ -87,6 +88,13 @@ struct Env {
       if (name == "reference") return &reference;
       if (name == "cpython") return &cpython;
       if (name == "distributed") return &distributed;
+      // reference@3.X: the reference at another version's target.
+      if (auto target = pickle::PythonTarget::parse(name.substr(name.find('@') + 1));
+          name.rfind("reference@", 0) == 0 && target) {
+        auto& made = peers[name];
+        if (!made) made = std::make_unique<ReferenceSubject>(*target);
+        return made.get();
+      }
       if (why != nullptr) *why = "not in this test";
       return nullptr;
     };
