@@ -40,6 +40,10 @@ struct TesteeConfig {
   double timeout_s = 10;                   // per request
   double start_timeout_s = 30;             // for the hello
   std::string origin;                      // where it was named ("--testee", "subjects.json #3")
+  // The matrix group of an interpreter found by the subjects file's
+  // "interpreters" (harness/subjects/interpreters.h): "versions" for the
+  // presets that form the version matrix; empty for every other testee.
+  std::string group;
 };
 
 // Bounds on what the runner reads from a testee (docs/testee-protocol.md).

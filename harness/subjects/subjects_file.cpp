@@ -41,6 +41,10 @@ bool valid_subject_name(std::string_view name) {
 
 std::vector<TesteeConfig> parse_subjects_file(std::string_view text,
                                               const std::filesystem::path& path) {
+  return parse_subjects_document(text, path).testees;
+}
+
+SubjectsFile parse_subjects_document(std::string_view text, const std::filesystem::path& path) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -49,7 +53,9 @@ std::vector<TesteeConfig> parse_subjects_file(std::string_view text,
   }
   if (!doc.is_object()) bad(path, "/", "the document must be an object with \"testees\"");
   for (const auto& [key, value] : doc.items()) {
-    if (key != "testees" && key != "about") bad(path, "/" + key, "unknown member");
+    if (key != "testees" && key != "about" && key != "interpreters") {
+      bad(path, "/" + key, "unknown member");
+    }
   }
   if (!doc.contains("testees") || !doc["testees"].is_array()) {
     bad(path, "/testees", "must be an array of testees");
@@ -103,15 +109,24 @@ std::vector<TesteeConfig> parse_subjects_file(std::string_view text,
     }
     out.push_back(std::move(c));
   }
-  return out;
+  SubjectsFile file;
+  file.testees = std::move(out);
+  if (doc.contains("interpreters")) {
+    file.interpreters = parse_interpreter_settings(doc["interpreters"], path);
+  }
+  return file;
 }
 
-std::vector<TesteeConfig> read_subjects_file(const std::filesystem::path& path) {
+SubjectsFile read_subjects_document(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SubjectsFileError(path.string() + ": cannot be read");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_subjects_file(text.str(), path);
+  return parse_subjects_document(text.str(), path);
+}
+
+std::vector<TesteeConfig> read_subjects_file(const std::filesystem::path& path) {
+  return read_subjects_document(path).testees;
 }
 
 TesteeConfig parse_testee_argument(std::string_view arg) {

@@ -12,12 +12,14 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/subjects/external_subject.h"
+#include "harness/subjects/interpreters.h"
 #include "reference/common/error.h"
 
 namespace serialcheck {
@@ -34,6 +36,16 @@ struct SubjectsFileError : Error {
 std::vector<TesteeConfig> parse_subjects_file(std::string_view text,
                                               const std::filesystem::path& path);
 std::vector<TesteeConfig> read_subjects_file(const std::filesystem::path& path);
+
+// The whole file: its testees, and its "interpreters" member when it has
+// one (the Python interpreters to find and run as subjects,
+// harness/subjects/interpreters.h).
+struct SubjectsFile {
+  std::vector<TesteeConfig> testees;
+  std::optional<InterpreterSettings> interpreters;
+};
+SubjectsFile parse_subjects_document(std::string_view text, const std::filesystem::path& path);
+SubjectsFile read_subjects_document(const std::filesystem::path& path);
 
 // "NAME=COMMAND" as given to --testee; the working directory is the
 // current one.

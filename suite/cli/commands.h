@@ -30,6 +30,7 @@ void add_replay(CLI::App& app, Action& action);
 void add_promote(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
 void add_testee_check(CLI::App& app, Action& action);
+void add_interpreters(CLI::App& app, Action& action);
 
 // Reads a whole file ("-" is stdin) as bytes. Throws InputError.
 std::string read_input(const std::string& path);

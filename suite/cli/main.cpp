@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   add_encode(app, action);
   add_scan(app, action);
   add_testee_check(app, action);
+  add_interpreters(app, action);
   readable_range_messages(app);
 
   // CLI11 reads an unknown first word as a stray argument and then says "A

@@ -1,5 +1,6 @@
 #include "suite/cli/subjects.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/subjects/reference_subject.h"
@@ -24,6 +25,27 @@ void add_subject_options(CLI::App* cmd, SubjectArgs& args) {
       ->type_name("FILE");
   cmd->add_flag("--no-subjects-file", args.no_subjects_file,
                 "Ignore subjects.json; only built-in subjects and --testee ones");
+  cmd->add_option("--python", args.pythons,
+                  "PATH: a CPython interpreter to run as subjects (cpython-X.Y, pickle-py-X.Y, "
+                  "...) beside those found (docs/versions.md); repeatable")
+      ->type_name("PATH");
+  cmd->add_flag("--no-interpreters", args.no_interpreters,
+                "Find no Python interpreters: no cpython-X.Y subjects but --python ones");
+}
+
+std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args) {
+  std::optional<InterpreterSettings> settings;
+  if (!args.no_subjects_file) {
+    std::string file = !args.subjects_file.empty() ? args.subjects_file
+                       : std::filesystem::exists(kDefaultSubjectsFile) ? kDefaultSubjectsFile
+                                                                        : "";
+    if (!file.empty()) settings = read_subjects_document(file).interpreters;
+  }
+  if (!settings && !args.pythons.empty()) settings = default_interpreter_settings(".");
+  if (settings && args.no_interpreters) {
+    settings->search_pyenv = settings->search_path = settings->search_pyodide = false;
+  }
+  return settings;
 }
 
 void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help) {
@@ -39,6 +61,15 @@ std::vector<TesteeConfig> testee_configs(const SubjectArgs& args) {
       out = read_subjects_file(args.subjects_file);
     } else if (std::filesystem::exists(kDefaultSubjectsFile)) {
       out = read_subjects_file(kDefaultSubjectsFile);
+    }
+  }
+  // The interpreters found (and --python ones), each preset a subject; a
+  // testee the file names explicitly keeps its entry.
+  if (auto settings = interpreter_settings(args)) {
+    for (auto& c : interpreter_testees(*settings, find_interpreters(*settings, args.pythons))) {
+      bool named = std::any_of(out.begin(), out.end(),
+                               [&](const TesteeConfig& e) { return e.name == c.name; });
+      if (!named) out.push_back(std::move(c));
     }
   }
   for (const auto& arg : args.testees) {

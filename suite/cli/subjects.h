@@ -6,6 +6,7 @@
 // process never starts Python or a testee).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "harness/props/runner.h"
 #include "harness/subjects/external_subject.h"
+#include "harness/subjects/interpreters.h"
 
 namespace serialcheck::cli {
 
@@ -21,9 +23,12 @@ struct SubjectArgs {
   std::vector<std::string> testees;  // "NAME=COMMAND"
   std::string subjects_file;         // empty: subjects.json in the current folder, if any
   bool no_subjects_file = false;
+  std::vector<std::string> pythons;  // --python PATH: more interpreters to run as subjects
+  bool no_interpreters = false;      // --no-interpreters: none found, none given
 };
 
-// --testee, --subjects-file and --no-subjects-file on `cmd`.
+// --testee, --subjects-file, --no-subjects-file, --python and
+// --no-interpreters on `cmd`.
 void add_subject_options(CLI::App* cmd, SubjectArgs& args);
 
 // --case-timeout SECONDS (a positive number; the default is shown in --help):
@@ -34,6 +39,11 @@ void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help);
 // a bad file or argument (a name used twice among them too), InputError on
 // a name a built-in subject has.
 std::vector<TesteeConfig> testee_configs(const SubjectArgs& args);
+
+// The interpreter settings `args` use: the subjects file's "interpreters",
+// or the built-in ones when --python is given without them; nullopt when
+// no interpreter is to be run.
+std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args);
 
 // Built-in subjects, then the testees of `args`.
 std::vector<SubjectFactory> subject_factories(const SubjectArgs& args = {});
