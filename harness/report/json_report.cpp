@@ -1,5 +1,6 @@
 #include "harness/report/json_report.h"
 
+#include "harness/report/version_matrix.h"
 #include "harness/subjects/mutant_subjects.h"
 
 namespace serialcheck {
@@ -49,6 +50,10 @@ nlohmann::json report_to_json(const RunReport& report) {
       {"seconds", report.seconds},
       {"subjects", report.subjects},
       {"properties", report.properties},
+      // Which CPython each subject is, and where that was learned
+      // (version_matrix.h); the version matrix's rows and columns, or null.
+      {"python_versions", python_versions_json(report)},
+      {"version_matrix", version_matrix_json(report)},
       {"cells", std::move(cells)},
       {"coverage", report.coverage.to_json()},
       {"known_failures",

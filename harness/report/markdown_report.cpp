@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "harness/props/coverage.h"
+#include "harness/report/version_matrix.h"
 #include "reference/pickle/opcodes.h"
 
 namespace serialcheck {
@@ -210,6 +211,7 @@ std::string markdown_report(const RunReport& r) {
     }
     out += "\n![producer x consumer](matrix.png)\n";
   }
+  out += version_matrix_markdown(r);
 
   bool any_discard = false;
   for (const auto& c : r.cells) any_discard |= c.discarded_cases() > 0;

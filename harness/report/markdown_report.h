@@ -1,5 +1,6 @@
 // conformance.md and the terminal matrix: the subjects x properties table,
-// the cells' discarded cases by reason, then each failure with its minimal
+// the producer x consumer table and, for two CPython versions or more, the
+// version matrix (version_matrix.h), the cells' discarded cases by reason, then each failure with its minimal
 // case (canonical JSON), the explanation and the command that replays it;
 // then skips, known-failures changes and the reference encoder's opcode
 // coverage.

@@ -93,6 +93,10 @@ struct RunReport {
   double seconds = 0;
   std::vector<std::string> subjects;
   std::vector<std::string> properties;
+  // Which CPython each subject is (its Capabilities::python_version,
+  // "3.7.16"), where the run knows it without starting the subject; the
+  // version matrix falls back on the subject's name (version_matrix.h).
+  std::map<std::string, std::string> python_versions;
   std::vector<CellResult> cells;
   Coverage coverage;
   std::string known_failures_file;
