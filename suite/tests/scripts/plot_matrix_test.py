@@ -14,6 +14,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,8 +83,13 @@ class PlotMatrixTest(unittest.TestCase):
         cls.script = os.path.join(SOURCE, "scripts", "plot-matrix")
         cls.module = load_script()
 
-    def run_script(self, report, *args):
+    def tmpdir(self):
         tmp = tempfile.mkdtemp(prefix="plot-matrix-test-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        return tmp
+
+    def run_script(self, report, *args):
+        tmp = self.tmpdir()
         path = os.path.join(tmp, "conformance.json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(report, f)
@@ -103,7 +109,7 @@ class PlotMatrixTest(unittest.TestCase):
         self.assert_png(os.path.join(tmp, "versions.png"))
 
     def test_versions_out_and_only(self):
-        tmp = tempfile.mkdtemp(prefix="plot-matrix-test-")
+        tmp = self.tmpdir()
         out = os.path.join(tmp, "v.png")
         proc, report_dir = self.run_script(synthetic_report(), "--only", "versions",
                                            "--versions-out", out)
@@ -114,7 +120,7 @@ class PlotMatrixTest(unittest.TestCase):
     def test_squares_say_the_verdict_and_cases(self):
         report = synthetic_report()
         cells, _ = self.module.matrix_cells(report)
-        out = os.path.join(tempfile.mkdtemp(prefix="plot-matrix-test-"), "versions.png")
+        out = os.path.join(self.tmpdir(), "versions.png")
         drawn = self.module.draw_versions(report, cells, out)
         self.assertEqual(len(drawn), 16)
         self.assertEqual(drawn[("cpython-3.7", "cpython")], "pass\n20")
@@ -130,7 +136,7 @@ class PlotMatrixTest(unittest.TestCase):
         for c in changed["cells"]:
             if c["subject"] == "cpython-3.7" and c["property"] == "cross.matrix/reference":
                 c["verdict"], c["cases"] = "fail", 7
-        out = os.path.join(tempfile.mkdtemp(prefix="plot-matrix-test-"), "versions.png")
+        out = os.path.join(self.tmpdir(), "versions.png")
         before = self.module.draw_versions(report, self.module.matrix_cells(report)[0], out)
         after = self.module.draw_versions(changed, self.module.matrix_cells(changed)[0], out)
         self.assertEqual(before[("reference", "cpython-3.7")], "pass\n20")
