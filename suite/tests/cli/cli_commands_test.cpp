@@ -179,12 +179,12 @@ TEST_F(CliCommands, EncodeAsAnotherPythonVersion) {
   const std::string in = write("five.json", "5");
   const CliRun at36 = run_cli("encode --python 3.6 -i " + in);
   ASSERT_EQ(at36.status, 0) << at36.err;
-  EXPECT_EQ(at36.out, std::string("\x80\x03K\x05.", 4));  // 3.6's default protocol, 3
+  EXPECT_EQ(at36.out, std::string("\x80\x03K\x05.", 5));  // 3.6's default protocol, 3
   const CliRun p0 = run_cli("encode --python 3.6.15 -p 0 -i " + in);
   EXPECT_EQ(p0.out, "L5L\n.");
   EXPECT_EQ(run_cli("encode -p 0 -i " + in).out, "I5\n.");
   const CliRun at314 = run_cli("encode --python 3.14 -i " + in);
-  EXPECT_EQ(at314.out, std::string("\x80\x05K\x05.", 4));
+  EXPECT_EQ(at314.out, std::string("\x80\x05K\x05.", 5));
 
   const CliRun too_high = run_cli("encode --python 3.7 -p 5 -i " + in + " -o /dev/null");
   EXPECT_EQ(too_high.status, 1);
