@@ -108,10 +108,13 @@ class CountedHeader {
 }  // namespace
 
 void Encoder::run(const Node* root) {
-  if (proto_ > options_.target.highest_protocol()) {
-    fail("pickle protocol must be <= " + std::to_string(options_.target.highest_protocol()));
+  // Two compares for the default target, which small dumps pay on every call.
+  const PythonTarget& target = options_.target;
+  if (target.minor != PythonTarget::default_target().minor || target.flipped != 0) {
+    apply_target();
+  } else if (proto_ > kHighestProtocol) {
+    fail("pickle protocol must be <= " + std::to_string(kHighestProtocol));
   }
-  set_frame_rules(options_.target.frames_tiny_frames(), options_.target.frames_large_payloads());
   reserve(initial_capacity(root));
   buffers_.clear();
   if (proto_ >= 2) {
@@ -125,6 +128,15 @@ void Encoder::run(const Node* root) {
   commit_frame();
   set_framing(false);
   finish(out_);
+}
+
+// Another target than 3.11: its highest protocol and its framing.
+void Encoder::apply_target() {
+  const PythonTarget& target = options_.target;
+  if (proto_ > target.highest_protocol()) {
+    fail("pickle protocol must be <= " + std::to_string(target.highest_protocol()));
+  }
+  set_frame_rules(target.frames_tiny_frames(), target.frames_large_payloads());
 }
 
 void Encoder::fail(std::string message) {

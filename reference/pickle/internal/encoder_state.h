@@ -201,6 +201,7 @@ class Encoder : private PickleWriter {
  private:
   // ---- errors (encoder.cpp) and depth (encoder_tasks.h) ----
   [[noreturn, gnu::noinline, gnu::cold]] void fail(std::string message);
+  [[gnu::noinline, gnu::cold]] void apply_target();
   inline void enter();
   inline void enter_container();
   static std::size_t initial_capacity(const Node* root);
