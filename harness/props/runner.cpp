@@ -12,6 +12,7 @@
 #include <deque>
 
 #include "harness/corpus/corpus.h"
+#include "harness/props/gate_props.h"
 #include "harness/props/shrink.h"
 #include "harness/props/worker.h"
 
@@ -82,21 +83,29 @@ class Runner {
  public:
   explicit Runner(const RunOptions& options) : o_(options) {
     out_.cells.resize(o_.cells.size());
+    std::vector<std::string> keys;  // one per group, in groups_ order
     started_.resize(o_.cells.size(), Clock::now());
     for (std::size_t i = 0; i < o_.cells.size(); ++i) {
       out_.cells[i].subject = o_.cells[i].subject;
       out_.cells[i].property = o_.cells[i].property;
       out_.cells[i].verdict = Verdict::Skip;
       out_.cells[i].skip_reason = "not run";
-      auto it = std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) {
-        return o_.cells[g.front()].subject == o_.cells[i].subject;
-      });
-      if (it == groups_.end()) {
+      std::string key = o_.worker_key ? o_.worker_key(o_.cells[i]) : o_.cells[i].subject;
+      auto it = std::find(keys.begin(), keys.end(), key);
+      if (it == keys.end()) {
+        keys.push_back(key);
         groups_.push_back({i});
       } else {
-        it->push_back(i);
+        groups_[static_cast<std::size_t>(it - keys.begin())].push_back(i);
       }
     }
+    // Groups of many subjects are the longest: started first, they do not
+    // leave one core working alone at the end of the run.
+    std::stable_partition(groups_.begin(), groups_.end(), [&](const std::vector<std::size_t>& g) {
+      return std::any_of(g.begin(), g.end(), [&](std::size_t c) {
+        return o_.cells[c].subject != o_.cells[g.front()].subject;
+      });
+    });
     if (o_.time_budget_s > 0) {
       deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(o_.time_budget_s));
@@ -215,8 +224,7 @@ class Runner {
     slot->remaining = std::move(group);
     worker::CellsJob job;
     job.factories = &o_.factories;
-    job.subject = slot->subject;
-    for (std::size_t cell : slot->remaining) job.properties.push_back(o_.cells[cell].property);
+    for (std::size_t cell : slot->remaining) job.cells.push_back(o_.cells[cell]);
     job.cases = o_.cases;
     job.max_size = o_.max_size;
     job.seed = o_.seed;
@@ -315,11 +323,13 @@ class Runner {
     }
   }
 
-  std::size_t cell_of(Slot& s, const std::string& property) {
+  std::size_t cell_of(Slot& s, const nlohmann::json& line) {
+    const std::string subject = line.value("subject", "");
+    const std::string property = line.value("property", "");
     for (std::size_t cell : s.remaining) {
-      if (o_.cells[cell].property == property) return cell;
+      if (o_.cells[cell].property == property && o_.cells[cell].subject == subject) return cell;
     }
-    throw std::runtime_error("a worker reported an unknown cell " + property);
+    throw std::runtime_error("a worker reported an unknown cell " + subject + " " + property);
   }
 
   void handle_line(Slot& s, const std::string& text) {
@@ -336,7 +346,7 @@ class Runner {
       return;
     }
     if (t == "cell-start") {
-      std::size_t cell = cell_of(s, j.value("property", ""));
+      std::size_t cell = cell_of(s, j);
       s.current = cell;
       s.last_case = nullptr;
       s.last_n = 0;
@@ -349,7 +359,7 @@ class Runner {
       s.clock = Clock::now();
       if (s.current) emit(RunEvent::Kind::CaseStarted, *s.current, s.last_n);
     } else if (t == "cell") {
-      std::size_t cell = cell_of(s, j.value("property", ""));
+      std::size_t cell = cell_of(s, j);
       record_cell(cell, j);
       s.remaining.erase(std::find(s.remaining.begin(), s.remaining.end(), cell));
       s.current.reset();
@@ -474,6 +484,23 @@ std::vector<CellId> plan_cells(const std::vector<std::string>& subjects,
     }
   }
   return cells;
+}
+
+bool matrix_pair_planned(const CellId& cell, const std::map<std::string, std::string>& groups) {
+  const std::string prefix = std::string(kMatrixProperty) + "/";
+  if (cell.property.rfind(prefix, 0) != 0) return true;
+  const std::string producer = cell.property.substr(prefix.size());
+  auto group = [&](const std::string& name) -> std::string {
+    if (name == "reference" || name == "cpython") return "*";
+    if (auto it = groups.find(name); it != groups.end()) return it->second;
+    // The reference at another version's target writes that version's
+    // bytes (bytes.match-cpython, golden vectors); it reads as `reference`.
+    return name.rfind("reference@", 0) == 0 ? kInterpreterGroup : "";
+  };
+  const std::string p = group(producer), c = group(cell.subject);
+  if (p == "*") return true;
+  if (p == kInterpreterGroup) return false;
+  return c == "*" || c == p;
 }
 
 std::uint64_t cell_seed(std::uint64_t run_seed, const std::string& subject,

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "harness/props/case.h"
 #include "harness/report/results.h"
+#include "harness/subjects/interpreters.h"
 #include "harness/subjects/subject.h"
 
 namespace serialcheck {
@@ -43,6 +45,16 @@ struct CellId {
 std::vector<CellId> plan_cells(const std::vector<std::string>& subjects,
                                const std::vector<std::string>& properties, int shard_index,
                                int shard_count);
+
+// Which producer x consumer pairs of cross.matrix a run checks
+// (docs/versions.md, "The version matrix"). `groups` maps a subject to its
+// matrix group (TesteeConfig::group; absent: the main one). The reference
+// and cpython write for and read from everyone; a producer in
+// kInterpreterGroup (harness/subjects/interpreters.h: the interpreters'
+// other presets; also the reference@X.Y targets) writes for those two only;
+// otherwise producer and consumer share a group. Cells of other properties
+// are always planned.
+bool matrix_pair_planned(const CellId& cell, const std::map<std::string, std::string>& groups);
 
 // The RapidCheck seed of one cell: the run seed mixed with the cell's names,
 // so a cell's cases do not depend on which other cells run.
@@ -75,6 +87,12 @@ struct RunOptions {
   int shrink_attempts = 150;                        // probes per crash (each a fresh worker)
   int shrink_attempts_timeout = 6;  // probes per hang (each may take case_timeout_s)
   std::function<void(const RunEvent&)> on_event;
+  // Cells with one key run in one worker, in order, each subject made once
+  // there (default: the cell's subject, one worker per subject). A group of
+  // external subjects that read each other's pickles (the version matrix)
+  // shares workers, so each interpreter starts once per worker rather than
+  // once in every consumer's worker.
+  std::function<std::string(const CellId&)> worker_key;
 };
 
 struct RunOutput {

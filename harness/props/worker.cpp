@@ -21,6 +21,7 @@
 #include "harness/props/gate_props.h"
 #include "harness/props/shrink.h"
 #include "harness/report/results.h"
+#include "harness/subjects/external_subject.h"
 
 namespace serialcheck::worker {
 namespace {
@@ -97,6 +98,17 @@ class SubjectPool {
   // The subject under test answers for its own name, so that a property
   // can tell it from a helper by identity (never by name).
   void adopt(const std::string& name, Subject* subject) { adopted_[name] = subject; }
+
+  // Ends a subject this worker no longer needs (an external testee: its
+  // process is shut down), so that a worker serving many subjects in turn
+  // does not keep every interpreter alive at once.
+  void release(const std::string& name) {
+    auto it = made_.find(name);
+    if (it == made_.end() || !it->second.subject) return;
+    if (dynamic_cast<ExternalSubject*>(it->second.subject.get()) == nullptr) return;
+    adopted_.erase(name);
+    made_.erase(it);
+  }
 
   Subject* get(const std::string& name, std::string* why_not) {
     if (auto a = adopted_.find(name); a != adopted_.end()) return a->second;
@@ -304,6 +316,12 @@ Child spawn(const std::function<void(int fd)>& body, const std::vector<int>& clo
   return {pid, fds[0]};
 }
 
+// The subject a cell needs besides its own: a cross.matrix cell's producer.
+std::string producer_of(const std::string& property) {
+  const std::string prefix = std::string(kMatrixProperty) + "/";
+  return property.rfind(prefix, 0) == 0 ? property.substr(prefix.size()) : std::string();
+}
+
 void cells_worker(int fd, const CellsJob& job) {
   quiet_rapidcheck_configuration();
   try {
@@ -313,41 +331,55 @@ void cells_worker(int fd, const CellsJob& job) {
     env.subject = [&pool](const std::string& name, std::string* why_not) {
       return pool.get(name, why_not);
     };
-    Made made;
-    bool made_yet = false;
-    std::unique_ptr<RecordingSubject> recording;
-    for (const auto& id : job.properties) {
-      write_line(fd, {{"t", "cell-start"}, {"property", id}});
+    // The last cell that needs each subject, as the subject under test or
+    // as a producer: after it, an external subject is shut down.
+    std::map<std::string, std::size_t> last_use;
+    for (std::size_t i = 0; i < job.cells.size(); ++i) {
+      last_use[job.cells[i].subject] = i;
+      if (auto producer = producer_of(job.cells[i].property); !producer.empty()) {
+        last_use[producer] = i;
+      }
+    }
+    for (std::size_t i = 0; i < job.cells.size(); ++i) {
+      const std::string& name = job.cells[i].subject;
+      const std::string& id = job.cells[i].property;
+      write_line(fd, {{"t", "cell-start"}, {"subject", name}, {"property", id}});
+      auto skipped = [&](const std::string& reason) {
+        nlohmann::json line = skip_line(id, reason);
+        line["subject"] = name;
+        write_line(fd, line);
+      };
       if (job.deadline && Clock::now() >= *job.deadline) {
-        write_line(fd, skip_line(id, std::string(kTimeBudgetSkip) +
-                                         std::to_string(static_cast<long>(job.time_budget_s)) +
-                                         " s was spent before this cell started"));
+        skipped(std::string(kTimeBudgetSkip) +
+                std::to_string(static_cast<long>(job.time_budget_s)) +
+                " s was spent before this cell started");
         continue;
       }
       const GateProperty* property = find_property(id);
       if (property == nullptr) {
-        write_line(fd, skip_line(id, "no such property"));
+        skipped("no such property");
         continue;
       }
-      if (!made_yet) {  // after the first cell-start, so a hang here has a cell to charge
-        made = make_subject(*job.factories, job.subject);
-        made_yet = true;
-        if (made.subject && job.subject == kCoverageSubject) {
-          recording = std::make_unique<RecordingSubject>(*made.subject, recorder);
-        }
-      }
-      if (!made.subject) {
-        write_line(fd, skip_line(id, made.why_not));
+      // Made after the cell-start line, so that a hang here has a cell to
+      // charge; one instance per name for the whole worker, which is also
+      // the instance the properties get as a helper.
+      std::string why_not;
+      Subject* subject = pool.get(name, &why_not);
+      if (subject == nullptr) {
+        skipped(why_not);
         continue;
       }
-      Subject& subject = recording ? static_cast<Subject&>(*recording) : *made.subject;
-      pool.adopt(job.subject, &subject);
-      nlohmann::json line = run_cell(fd, subject, *property, env, job);
+      pool.adopt(name, subject);
+      nlohmann::json line = run_cell(fd, *subject, *property, env, job);
+      line["subject"] = name;
       if (!recorder.empty()) {
         line["coverage"] = recorder.to_json();
         recorder = CoverageRecorder();
       }
       write_line(fd, line);
+      for (const auto& [used, last] : last_use) {
+        if (last == i) pool.release(used);
+      }
     }
     write_line(fd, {{"t", "done"}});
   } catch (const std::exception& e) {

@@ -1,8 +1,8 @@
 // The child side of the runner (runner.h): what a forked worker does, and
 // the JSON lines it writes to the parent, one object per line:
-//   {"t":"cell-start","property":P}
+//   {"t":"cell-start","subject":S,"property":P}
 //   {"t":"case","property":P,"n":N,"case":{value, protocol, options}}  before running it
-//   {"t":"cell","property":P,"status":"pass|fail|skip","cases":N,"reason":R,
+//   {"t":"cell","subject":S,"property":P,"status":"pass|fail|skip","cases":N,"reason":R,
 //    "discarded":{REASON:N,...},"failure":{...outcome..., "case":{...}},"coverage":{...}}
 //   {"t":"outcome","status":"ran|skipped","outcome":{...},"reason":R}  (a probe)
 //   {"t":"done"}
@@ -26,8 +26,9 @@ using Clock = std::chrono::steady_clock;
 
 struct CellsJob {
   const std::vector<SubjectFactory>* factories = nullptr;
-  std::string subject;
-  std::vector<std::string> properties;
+  // In order; usually all of one subject, but a group of subjects shares a
+  // worker when RunOptions::worker_key says so (each subject made once).
+  std::vector<CellId> cells;
   int cases = 100;
   int max_size = 100;
   std::uint64_t seed = 0;

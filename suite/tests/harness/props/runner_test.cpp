@@ -5,7 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,6 +20,7 @@
 
 #include "harness/props/value_tools.h"
 #include "harness/report/results.h"
+#include "harness/subjects/reference_subject.h"
 #include "suite/tests/support/gate.h"
 
 namespace serialcheck {
@@ -146,6 +154,111 @@ TEST(Isolation, ProbesReportCrashesOutcomesAndSkips) {
   EXPECT_EQ(p.outcome.status, Outcome::Status::Pass);
   p = probe_case(factories, "nobody", "roundtrip.equal", fine, 30);
   EXPECT_EQ(p.kind, ProbeResult::Kind::Skipped);
+}
+
+}  // namespace
+}  // namespace serialcheck
+
+namespace serialcheck {
+namespace {
+
+// ---- the version matrix's planning and shared workers -------------------------
+
+TEST(MatrixPairs, AnchorsPairWithEveryoneAndOthersWithinTheirGroup) {
+  const std::map<std::string, std::string> groups = {{"cpython-3.7", "versions"},
+                                                     {"cpython-3.14-wasm", "versions"},
+                                                     {"dill-3.7", "interpreters"}};
+  auto planned = [&](const std::string& consumer, const std::string& producer) {
+    return matrix_pair_planned({consumer, "cross.matrix/" + producer}, groups);
+  };
+  // Every version reads every version, and the anchors both ways.
+  EXPECT_TRUE(planned("cpython-3.7", "cpython-3.14-wasm"));
+  EXPECT_TRUE(planned("cpython-3.14-wasm", "cpython-3.7"));
+  EXPECT_TRUE(planned("cpython-3.7", "reference"));
+  EXPECT_TRUE(planned("reference", "cpython-3.7"));
+  EXPECT_TRUE(planned("cpython", "cpython-3.14-wasm"));
+  EXPECT_TRUE(planned("dill-3.7", "cpython"));
+  EXPECT_TRUE(planned("pypy-pickle", "zodbpickle"));  // the main matrix, as before
+  // Negative controls: pairs across groups, and producers in no matrix.
+  EXPECT_FALSE(planned("pypy-pickle", "cpython-3.7"));
+  EXPECT_FALSE(planned("cpython-3.7", "pypy-pickle"));
+  EXPECT_FALSE(planned("cpython-3.7", "dill-3.7"));
+  EXPECT_FALSE(planned("reference", "dill-3.7"));
+  EXPECT_FALSE(planned("dill-3.7", "cpython-3.7"));
+  EXPECT_FALSE(planned("cpython-3.7", "reference@3.7"));
+  // Other properties are not the planner's business.
+  EXPECT_TRUE(matrix_pair_planned({"dill-3.7", "roundtrip.equal"}, groups));
+}
+
+// The reference under another name, whose every making is recorded (in a
+// file: subjects are made in forked workers) with the worker's pid.
+class RecordedReference : public ReferenceSubject {
+ public:
+  explicit RecordedReference(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+
+ private:
+  std::string name_;
+};
+
+std::vector<std::pair<std::string, long>> made_in(const std::string& file) {
+  std::vector<std::pair<std::string, long>> out;
+  std::ifstream in(file);
+  std::string name;
+  long pid = 0;
+  while (in >> name >> pid) out.emplace_back(name, pid);
+  return out;
+}
+
+RunOptions recorded_options(const std::string& file) {
+  RunOptions o;
+  for (std::string name : {"writer", "reader"}) {
+    o.factories.push_back({name, [name, file]() -> std::unique_ptr<Subject> {
+                             std::ofstream(file, std::ios::app) << name << " " << ::getpid() << "\n";
+                             return std::make_unique<RecordedReference>(name);
+                           }});
+  }
+  o.factories.push_back({"reference", [] { return std::make_unique<ReferenceSubject>(); }});
+  o.cells = {{"writer", "roundtrip.equal"},
+             {"reader", "roundtrip.equal"},
+             {"reader", "cross.matrix/writer"}};
+  o.cases = 10;
+  o.seed = 3;
+  o.jobs = 2;
+  o.case_timeout_s = 60;
+  return o;
+}
+
+TEST(SharedWorkers, ASubjectIsMadeOncePerWorkerForAllItsCells) {
+  const std::string file = ::testing::TempDir() + "shared_workers_made.txt";
+  std::remove(file.c_str());
+  RunOptions o = recorded_options(file);
+  o.worker_key = [](const CellId&) { return std::string("interpreters#0"); };
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 3u);
+  for (const auto& c : out.cells) {
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.subject << " " << c.property << " " << c.message;
+    EXPECT_EQ(c.cases, 10) << c.subject << " " << c.property;
+  }
+  EXPECT_EQ(out.cells[2].subject, "reader");
+  EXPECT_EQ(out.cells[2].property, "cross.matrix/writer");
+  auto made = made_in(file);
+  ASSERT_EQ(made.size(), 2u);  // the writer once, though it was also the reader's producer
+  EXPECT_EQ(made[0].second, made[1].second);  // one worker
+}
+
+TEST(SharedWorkers, WithoutAKeyEachSubjectHasItsOwnWorker) {
+  // The control: one worker per subject makes the writer again in the
+  // reader's worker, as its producer.
+  const std::string file = ::testing::TempDir() + "own_workers_made.txt";
+  std::remove(file.c_str());
+  RunOutput out = run_cells(recorded_options(file));
+  for (const auto& c : out.cells) EXPECT_EQ(c.verdict, Verdict::Pass) << c.message;
+  auto made = made_in(file);
+  EXPECT_EQ(made.size(), 3u);
+  EXPECT_EQ(std::count_if(made.begin(), made.end(),
+                          [](const auto& m) { return m.first == "writer"; }),
+            2);
 }
 
 }  // namespace
