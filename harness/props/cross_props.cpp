@@ -331,8 +331,16 @@ Applicability matrix_applies(Subject& consumer, PropertyEnv& env, const std::str
     return skip("frame 0 of one side is not a plain pickle stream (no pickle_format)");
   a.plan.python_safe = true;
   a.plan.graph_shaped = !pc.loses("sharing") && !cc.loses("sharing");
-  a.plan.min_protocol = std::max(pc.min_protocol, cc.read_min());
-  a.plan.max_protocol = std::min(pc.max_protocol, cc.read_max());
+  // Every protocol the producer writes from the consumer's lowest: one the
+  // consumer does not read (a 3.14 writer's 5 sent to a 3.7 reader) must be
+  // refused by name, which a stream can only carry from protocol 2 (PROTO).
+  int lowest = std::max(pc.min_protocol, cc.read_min());
+  if (lowest > std::min(pc.max_protocol, cc.read_max())) {
+    lowest = std::max({pc.min_protocol, cc.read_max() + 1, 2});
+  }
+  a.plan.min_protocol = lowest;
+  a.plan.max_protocol = pc.max_protocol;
+  a.plan.favoured_protocol = pc.default_protocol;
   a.plan.out_of_band = pc.out_of_band && cc.out_of_band;
   if (a.plan.min_protocol > a.plan.max_protocol) {
     a.skip_reason = "the consumer reads none of the protocols " + producer_name + " writes";
@@ -362,13 +370,53 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
       return Outcome::discard("the arbiter does not read the producer's pickle back equal");
     }
   }
+  // A protocol above what the consumer reads: the load must fail naming
+  // the protocol (or, where the consumer reads more than it claims, give
+  // the value back), never give a wrong value.
+  const bool above = c.protocol > consumer.capabilities().read_max();
+  if (above && c.protocol < 2) return Outcome::discard("no PROTO opcode below protocol 2");
   Graph graph;
-  Node* back = loads_step(consumer, plain, graph, 5, "loads", failed);
-  if (back == nullptr) return failed;
+  Node* back = nullptr;
+  if (above) {
+    try {
+      back = consumer.loads(plain, graph, LoadOptions{});
+    } catch (const SubjectError& e) {
+      if (e.kind() == kUnsupported) return Outcome::unsupported(consumer.name(), e.what());
+      if (names_number(e.what(), c.protocol)) return Outcome::pass();
+      Outcome o = Outcome::fail(
+          "protocol:no-clue",
+          fmt::format("loading {}'s protocol-{} pickle (the consumer reads up to {}) failed "
+                      "without naming protocol {}: {}",
+                      producer_name, c.protocol, consumer.capabilities().read_max(), c.protocol,
+                      e.what()));
+      o.failing_message = message_to_json(plain);
+      return o;
+    } catch (const std::exception& e) {
+      if (names_number(e.what(), c.protocol)) return Outcome::pass();
+      Outcome o = Outcome::fail(
+          "protocol:no-clue",
+          fmt::format("loading {}'s protocol-{} pickle (the consumer reads up to {}) failed "
+                      "without naming protocol {}: {}",
+                      producer_name, c.protocol, consumer.capabilities().read_max(), c.protocol,
+                      e.what()));
+      o.failing_message = message_to_json(plain);
+      return o;
+    }
+    if (back == nullptr) return Outcome::fail("exception:no-value@loads", "loads returned nothing");
+  } else {
+    back = loads_step(consumer, plain, graph, 5, "loads", failed);
+    if (back == nullptr) return failed;
+  }
   Difference d;
   if (!same_value(c.value, back, python, &d, {}, lost)) {
     Outcome o = mismatch_outcome(d, "loads", c.value, back, "dumped by " + producer_name,
                                  "loaded by " + consumer.name());
+    if (above) {
+      o.fingerprint = "protocol:wrong-value";
+      o.message = fmt::format("a protocol-{} pickle, above the {} the consumer reads, loaded to a "
+                              "wrong value: {}",
+                              c.protocol, consumer.capabilities().read_max(), o.message);
+    }
     o.failing_message = message_to_json(plain);
     return o;
   }
@@ -410,7 +458,11 @@ GateProperty matrix_property(const std::string& producer) {
   p.needs_dumps = false;
   p.controls = {control("negates-ints",
                         "as for cross.load: reads every int of another producer's pickle negated",
-                        "mismatch:")};
+                        "mismatch:"),
+                control("refuses-5-without-naming-it",
+                        "reads protocols 0-4 and refuses a protocol-5 pickle with an error that "
+                        "does not say which protocol",
+                        "protocol:no-clue")};
   return p;
 }
 

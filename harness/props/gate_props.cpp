@@ -136,6 +136,17 @@ Applicability applicability(const GateProperty& property, Subject& subject, Prop
     }
   }
   if (caps.loses("sharing")) a.plan.graph_shaped = false;
+  // Objects of the fixtures module are described as the embedded
+  // interpreter reduces them, and a standard class's reduce changes between
+  // releases (an Enum member is Level(1) before 3.12 and getattr(Level,
+  // 'LOW') after; a Flag combination became operator.or_(a, b) within 3.11):
+  // a subject of another release gets builtin values and globals only.
+  if (a.plan.python_objects && !caps.python_version.empty()) {
+    Subject* oracle = env.subject(props::kOracle, nullptr);
+    if (oracle == nullptr || oracle->capabilities().python_version != caps.python_version) {
+      a.plan.python_objects = false;
+    }
+  }
   if (!caps.kinds.empty()) {
     for (std::string_view k : domain_kinds(a.plan.domain)) {
       if (std::find(caps.kinds.begin(), caps.kinds.end(), k) == caps.kinds.end()) {
@@ -158,6 +169,12 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
       protocols.emplace_back(2, rc::gen::just(p));
     }
     protocols.emplace_back(std::max(1, others), rc::gen::just(plan.max_protocol));
+    // A favoured protocol below the highest gets about a quarter of the cases.
+    if (plan.favoured_protocol >= plan.min_protocol &&
+        plan.favoured_protocol < plan.max_protocol) {
+      protocols[static_cast<std::size_t>(plan.favoured_protocol - plan.min_protocol)].first +=
+          std::max(1, others);
+    }
     c.protocol = *gen::weightedChoice(std::move(protocols));
     if (plan.domain != CaseDomain::Builtin) {
       gen::GeneratedValue v = *domain_values(plan.domain);

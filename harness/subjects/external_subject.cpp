@@ -1196,6 +1196,13 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
     }
     caps.python_version = j["python_version"].get<std::string>();
   }
+  if (j.contains("default_protocol")) {
+    const auto& d = j["default_protocol"];
+    if (!d.is_number_integer() || d.get<int>() < 0 || d.get<int>() > 5) {
+      bad_capability("default_protocol", "not a protocol 0-5 but " + d.dump());
+    }
+    caps.default_protocol = d.get<int>();
+  }
   // callable.by-value goes through define-dumps and load-call, in the
   // testee's own interpreter; "by_value_pickler", which an earlier version
   // of the protocol read, is not used: the runner's Python is not the testee's.

@@ -58,6 +58,10 @@ struct Capabilities {
   // reference's target; empty for a subject that is no Python. bytes.reencode
   // and bytes.match-cpython compare against the reference at this version.
   std::string python_version;
+  // The protocol the subject's interpreter writes when none is asked for
+  // (pickle.DEFAULT_PROTOCOL: 3 before 3.8, 4 to 3.13, 5 from 3.14); -1:
+  // unknown. cross.matrix draws it often, since it is what peers receive.
+  int default_protocol = -1;
   bool can_dump = true;          // dumps() works (a reader-only testee says false)
   bool can_load = true;          // loads() works (a writer-only testee says false)
   // This project's own codec in this process: its frames borrow the value's
