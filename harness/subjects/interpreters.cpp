@@ -238,8 +238,9 @@ InterpreterSettings parse_interpreter_settings(const nlohmann::json& j, const fs
   InterpreterSettings s = default_interpreter_settings(base.empty() ? "." : base);
   s.origin = file.string() + ": at /interpreters";
   if (!j.is_object()) bad(s, "", "must be an object");
-  static const char* const kKnown[] = {"about",   "adapter",   "pyodide_host",   "package_dir",
-                                       "search",  "presets",   "timeout_s",      "start_timeout_s"};
+  static const char* const kKnown[] = {"about",     "adapter",         "pyodide_host",
+                                       "package_dir", "pyodide_args",  "search",
+                                       "presets",   "timeout_s",       "start_timeout_s"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       bad(s, key, "unknown member");
@@ -254,6 +255,10 @@ InterpreterSettings parse_interpreter_settings(const nlohmann::json& j, const fs
   s.adapter = j.value("adapter", s.adapter);
   s.pyodide_host = j.value("pyodide_host", s.pyodide_host);
   s.package_dir = j.value("package_dir", s.package_dir);
+  if (j.contains("pyodide_args") && !j["pyodide_args"].is_string()) {
+    bad(s, "pyodide_args", "must be a string of adapter arguments");
+  }
+  s.pyodide_args = j.value("pyodide_args", s.pyodide_args);
   if (j.contains("search")) {
     if (!j["search"].is_array()) bad(s, "search", "must be an array of \"pyenv\", \"path\", \"pyodide\"");
     s.search_pyenv = s.search_path = s.search_pyodide = false;
@@ -362,6 +367,7 @@ std::vector<TesteeConfig> interpreter_testees(const InterpreterSettings& setting
         c.command = shell_quote(i.path) + " " + shell_quote(adapter.string()) + " " + args + name_arg;
       } else {
         std::string args = replace_all(preset.args, "{package_dir}", kPyodidePackageMount);
+        if (!settings.pyodide_args.empty()) args += " " + settings.pyodide_args;
         std::string mount;
         if (preset.args.find("{package_dir}") != std::string::npos) {
           mount = " --mount " + shell_quote(settings.package_dir + "=" + kPyodidePackageMount);
@@ -375,7 +381,7 @@ std::vector<TesteeConfig> interpreter_testees(const InterpreterSettings& setting
       c.origin = fmt::format("{} ({} {}, found by {})", settings.origin,
                              i.kind == Interpreter::Kind::Native ? "CPython" : i.detail,
                              i.version, i.found_by);
-      if (preset.matrix) c.group = "versions";
+      c.group = preset.matrix ? kVersionGroup : kInterpreterGroup;
       out.push_back(std::move(c));
     }
   }

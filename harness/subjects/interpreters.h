@@ -21,6 +21,11 @@
 
 namespace serialcheck {
 
+// TesteeConfig::group of the matrix presets' subjects (the version matrix),
+// and of the other presets' (in no producer x consumer matrix).
+inline constexpr const char* kVersionGroup = "versions";
+inline constexpr const char* kInterpreterGroup = "interpreters";
+
 // One interpreter found.
 struct Interpreter {
   enum class Kind { Native, Pyodide };
@@ -50,6 +55,10 @@ struct InterpreterSettings {
   std::string adapter;       // the Python adapter, relative to `base`
   std::string pyodide_host;  // the Node host of the Pyodide interpreters
   std::string package_dir;   // lent to the cloudpickle and dill presets
+  // Appended to every Pyodide subject's adapter arguments. By default
+  // "--no-by-value": callable.by-value loads each case in a fresh process,
+  // and a fresh Pyodide takes seconds to start.
+  std::string pyodide_args = "--no-by-value";
   bool search_pyenv = true, search_path = true, search_pyodide = true;
   std::vector<InterpreterPreset> presets;
   double timeout_s = 20, start_timeout_s = 60;

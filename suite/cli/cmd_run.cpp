@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -208,6 +209,16 @@ class Progress {
   std::chrono::steady_clock::time_point last_draw_{};
 };
 
+// The matrix group of each testee (TesteeConfig::group); built-in subjects
+// and the testees the file names have none.
+std::map<std::string, std::string> matrix_groups(const SubjectArgs& sources) {
+  std::map<std::string, std::string> groups;
+  for (const auto& c : testee_configs(sources)) {
+    if (!c.group.empty()) groups[c.name] = c.group;
+  }
+  return groups;
+}
+
 std::string repeat_command(const RunArgs& a, std::uint64_t seed) {
   std::string cmd = fmt::format("serialcheck run --seed {}", seed);
   if (a.cases != kDefaultCases) cmd += fmt::format(" --cases {}", a.cases);
@@ -218,6 +229,11 @@ std::string repeat_command(const RunArgs& a, std::uint64_t seed) {
   if (!a.sources.subjects_file.empty()) cmd += " --subjects-file " + a.sources.subjects_file;
   if (a.sources.no_subjects_file) cmd += " --no-subjects-file";
   for (const auto& t : a.sources.testees) cmd += " --testee " + shell_quote(t);
+  for (const auto& p : a.sources.pythons) cmd += " --python " + shell_quote(p);
+  if (a.sources.no_interpreters) cmd += " --no-interpreters";
+  if (!a.sources.interpreter_presets.empty()) {
+    cmd += " --interpreter-presets " + a.sources.interpreter_presets;
+  }
   return cmd;
 }
 
@@ -292,6 +308,16 @@ int run_gate(const RunArgs& a) {
   RunOptions options;
   options.factories = factories;
   options.cells = plan_cells(report.subjects, report.properties, shard.first, shard.second);
+  const auto groups = matrix_groups(a.sources);
+  if (auto settings = interpreter_settings(a.sources)) {
+    for (const auto& i : find_interpreters(*settings, a.sources.pythons)) {
+      for (const auto& p : settings->presets) {
+        report.python_versions[p.prefix + "-" + i.tag()] = i.version;
+      }
+    }
+  }
+  std::erase_if(options.cells,
+                [&](const CellId& cell) { return !matrix_pair_planned(cell, groups); });
   options.cases = a.cases;
   options.max_size = a.max_size;
   options.seed = report.seed;
@@ -299,6 +325,18 @@ int run_gate(const RunArgs& a) {
   options.jobs =
       a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.case_timeout_s = a.case_timeout;
+  // The interpreters' subjects share `jobs` workers, each subject's cells in
+  // one of them: every interpreter then starts once per worker, where one
+  // worker per consumer would start every producer in each.
+  std::map<std::string, std::string> shared_worker;
+  for (const auto& s : report.subjects) {
+    if (groups.count(s) == 0) continue;
+    shared_worker[s] = fmt::format("interpreters#{}", shared_worker.size() % options.jobs);
+  }
+  options.worker_key = [shared_worker](const CellId& cell) {
+    auto it = shared_worker.find(cell.subject);
+    return it != shared_worker.end() ? it->second : cell.subject;
+  };
   if (!a.no_save) options.corpus_dir = a.corpus;
   Progress progress(known);
   options.on_event = [&progress](const RunEvent& e) { progress.on(e); };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "harness/subjects/reference_subject.h"
 #include "harness/subjects/subjects_file.h"
@@ -31,6 +32,10 @@ void add_subject_options(CLI::App* cmd, SubjectArgs& args) {
       ->type_name("PATH");
   cmd->add_flag("--no-interpreters", args.no_interpreters,
                 "Find no Python interpreters: no cpython-X.Y subjects but --python ones");
+  cmd->add_option("--interpreter-presets", args.interpreter_presets,
+                  "A,B: run only these presets on each interpreter (e.g. cpython for the "
+                  "version matrix alone; default: every preset of the subjects file)")
+      ->type_name("A,B");
 }
 
 std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args) {
@@ -44,6 +49,25 @@ std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args)
   if (!settings && !args.pythons.empty()) settings = default_interpreter_settings(".");
   if (settings && args.no_interpreters) {
     settings->search_pyenv = settings->search_path = settings->search_pyodide = false;
+  }
+  if (settings && !args.interpreter_presets.empty()) {
+    std::vector<std::string> wanted;
+    std::stringstream in(args.interpreter_presets);
+    for (std::string p; std::getline(in, p, ',');) {
+      if (!p.empty()) wanted.push_back(p);
+    }
+    for (const auto& w : wanted) {
+      if (std::none_of(settings->presets.begin(), settings->presets.end(),
+                       [&](const InterpreterPreset& p) { return p.prefix == w; })) {
+        std::string known;
+        for (const auto& p : settings->presets) known += (known.empty() ? "" : ", ") + p.prefix;
+        throw SubjectsFileError("--interpreter-presets: no preset \"" + w + "\" (there are: " +
+                                known + ")");
+      }
+    }
+    std::erase_if(settings->presets, [&](const InterpreterPreset& p) {
+      return std::find(wanted.begin(), wanted.end(), p.prefix) == wanted.end();
+    });
   }
   return settings;
 }

@@ -25,6 +25,7 @@ struct SubjectArgs {
   bool no_subjects_file = false;
   std::vector<std::string> pythons;  // --python PATH: more interpreters to run as subjects
   bool no_interpreters = false;      // --no-interpreters: none found, none given
+  std::string interpreter_presets;   // --interpreter-presets A,B: only these prefixes
 };
 
 // --testee, --subjects-file, --no-subjects-file, --python and

@@ -53,5 +53,5 @@ foreach(sc_python ${SC_ADAPTER_PYTHONS})
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   set_tests_properties(${sc_test} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
                        ENVIRONMENT "SERIALCHECK=$<TARGET_FILE:serialcheck>"
-                       LABELS "python;testee" COST 20)
+                       LABELS "python;testee;no-native" COST 20)
 endforeach()
