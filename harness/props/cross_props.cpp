@@ -70,8 +70,8 @@ Applicability bytes_applies(Subject& subject, PropertyEnv& env) {
   a.plan.python_safe = true;
   // Objects of the fixtures module: the subject gets what the real object
   // reduces to at the case's protocol, the oracle pickles the real object.
-  a.plan.python_objects = oc.python_values && (caps.python_values ||
-                                                env.subject(kReference, nullptr) == &subject);
+  a.plan.python_objects =
+      oc.python_values && (caps.python_values || env.subject(kReference, nullptr) == &subject);
   a.plan.min_protocol = std::max(caps.min_protocol, oc.min_protocol);
   a.plan.max_protocol = std::min(caps.max_protocol, oc.max_protocol);
   a.plan.out_of_band = caps.out_of_band && oc.out_of_band;
@@ -318,7 +318,8 @@ Outcome cross_load(Subject& subject, const TestCase& c, PropertyEnv& env) {
 // reference or for the reference cpython, does not read it back equal) says
 // nothing about the consumer, so such a case is discarded: the producer's
 // own cross.load cell charges it.
-Applicability matrix_applies(Subject& consumer, PropertyEnv& env, const std::string& producer_name) {
+Applicability matrix_applies(Subject& consumer, PropertyEnv& env,
+                             const std::string& producer_name) {
   Applicability a;
   std::string why;
   Subject* producer = env.subject(producer_name, &why);
@@ -413,9 +414,10 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
                                  "loaded by " + consumer.name());
     if (above) {
       o.fingerprint = "protocol:wrong-value";
-      o.message = fmt::format("a protocol-{} pickle, above the {} the consumer reads, loaded to a "
-                              "wrong value: {}",
-                              c.protocol, consumer.capabilities().read_max(), o.message);
+      o.message = fmt::format(
+          "a protocol-{} pickle, above the {} the consumer reads, loaded to a "
+          "wrong value: {}",
+          c.protocol, consumer.capabilities().read_max(), o.message);
     }
     o.failing_message = message_to_json(plain);
     return o;

@@ -1,10 +1,10 @@
 #include "harness/props/gate_props.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "harness/gen/choice.h"
 #include "harness/gen/config.h"
@@ -150,7 +150,8 @@ Applicability applicability(const GateProperty& property, Subject& subject, Prop
   if (!caps.kinds.empty()) {
     for (std::string_view k : domain_kinds(a.plan.domain)) {
       if (std::find(caps.kinds.begin(), caps.kinds.end(), k) == caps.kinds.end()) {
-        a.skip_reason = fmt::format("the subject cannot express {} values (not among its kinds)", k);
+        a.skip_reason =
+            fmt::format("the subject cannot express {} values (not among its kinds)", k);
         return a;
       }
     }
@@ -170,8 +171,7 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
     }
     protocols.emplace_back(std::max(1, others), rc::gen::just(plan.max_protocol));
     // A favoured protocol below the highest gets about a quarter of the cases.
-    if (plan.favoured_protocol >= plan.min_protocol &&
-        plan.favoured_protocol < plan.max_protocol) {
+    if (plan.favoured_protocol >= plan.min_protocol && plan.favoured_protocol < plan.max_protocol) {
       protocols[static_cast<std::size_t>(plan.favoured_protocol - plan.min_protocol)].first +=
           std::max(1, others);
     }

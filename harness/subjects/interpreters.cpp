@@ -238,9 +238,9 @@ InterpreterSettings parse_interpreter_settings(const nlohmann::json& j, const fs
   InterpreterSettings s = default_interpreter_settings(base.empty() ? "." : base);
   s.origin = file.string() + ": at /interpreters";
   if (!j.is_object()) bad(s, "", "must be an object");
-  static const char* const kKnown[] = {"about",     "adapter",         "pyodide_host",
-                                       "package_dir", "pyodide_args",  "search",
-                                       "presets",   "timeout_s",       "start_timeout_s"};
+  static const char* const kKnown[] = {"about",       "adapter",      "pyodide_host",
+                                       "package_dir", "pyodide_args", "search",
+                                       "presets",     "timeout_s",    "start_timeout_s"};
   for (const auto& [key, value] : j.items()) {
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       bad(s, key, "unknown member");
@@ -260,7 +260,8 @@ InterpreterSettings parse_interpreter_settings(const nlohmann::json& j, const fs
   }
   s.pyodide_args = j.value("pyodide_args", s.pyodide_args);
   if (j.contains("search")) {
-    if (!j["search"].is_array()) bad(s, "search", "must be an array of \"pyenv\", \"path\", \"pyodide\"");
+    if (!j["search"].is_array())
+      bad(s, "search", "must be an array of \"pyenv\", \"path\", \"pyodide\"");
     s.search_pyenv = s.search_path = s.search_pyodide = false;
     for (const auto& w : j["search"]) {
       std::string where = w.is_string() ? w.get<std::string>() : "";
@@ -283,7 +284,8 @@ InterpreterSettings parse_interpreter_settings(const nlohmann::json& j, const fs
       std::string where = fmt::format("presets/{}", i);
       if (!p.is_object() || !p.contains("prefix") || !p["prefix"].is_string() ||
           !p.contains("args") || !p["args"].is_string()) {
-        bad(s, where, "must be {\"prefix\": NAME, \"args\": ADAPTER-ARGUMENTS[, \"matrix\": BOOL]}");
+        bad(s, where,
+            "must be {\"prefix\": NAME, \"args\": ADAPTER-ARGUMENTS[, \"matrix\": BOOL]}");
       }
       InterpreterPreset preset{p["prefix"].get<std::string>(), p["args"].get<std::string>(),
                                p.value("matrix", false)};
@@ -316,8 +318,8 @@ std::vector<Interpreter> find_interpreters(const InterpreterSettings& settings,
     if (!probe || probe->implementation != "CPython") {
       if (required) {
         throw SubjectsFileError("--python " + exe.string() +
-                         (probe ? ": not CPython (" + probe->implementation + ")"
-                                : ": does not run as a Python interpreter"));
+                                (probe ? ": not CPython (" + probe->implementation + ")"
+                                       : ": does not run as a Python interpreter"));
       }
       return;
     }
@@ -363,8 +365,10 @@ std::vector<TesteeConfig> interpreter_testees(const InterpreterSettings& setting
       c.name = preset.prefix + "-" + i.tag();
       std::string name_arg = " --name " + shell_quote(c.name);
       if (i.kind == Interpreter::Kind::Native) {
-        std::string args = replace_all(preset.args, "{package_dir}", shell_quote(settings.package_dir));
-        c.command = shell_quote(i.path) + " " + shell_quote(adapter.string()) + " " + args + name_arg;
+        std::string args =
+            replace_all(preset.args, "{package_dir}", shell_quote(settings.package_dir));
+        c.command =
+            shell_quote(i.path) + " " + shell_quote(adapter.string()) + " " + args + name_arg;
       } else {
         std::string args = replace_all(preset.args, "{package_dir}", kPyodidePackageMount);
         if (!settings.pyodide_args.empty()) args += " " + settings.pyodide_args;
@@ -379,8 +383,8 @@ std::vector<TesteeConfig> interpreter_testees(const InterpreterSettings& setting
       c.timeout_s = settings.timeout_s;
       c.start_timeout_s = settings.start_timeout_s;
       c.origin = fmt::format("{} ({} {}, found by {})", settings.origin,
-                             i.kind == Interpreter::Kind::Native ? "CPython" : i.detail,
-                             i.version, i.found_by);
+                             i.kind == Interpreter::Kind::Native ? "CPython" : i.detail, i.version,
+                             i.found_by);
       c.group = preset.matrix ? kVersionGroup : kInterpreterGroup;
       out.push_back(std::move(c));
     }

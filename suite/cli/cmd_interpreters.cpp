@@ -23,7 +23,8 @@ int list_interpreters(const InterpretersArgs& a) {
   if (!settings) {
     std::cerr << "serialcheck interpreters: no \"interpreters\" in the subjects file and no "
                  "--python: no interpreter is run as a subject (docs/versions.md)\n";
-    if (a.json) std::cout << nlohmann::json{{"interpreters", nlohmann::json::array()}}.dump(2) << "\n";
+    if (a.json)
+      std::cout << nlohmann::json{{"interpreters", nlohmann::json::array()}}.dump(2) << "\n";
     return kExitOk;
   }
   auto found = find_interpreters(*settings, a.sources.pythons);
@@ -54,7 +55,8 @@ int list_interpreters(const InterpretersArgs& a) {
   }
   std::cout << fmt::format("{:<10} {:<10} {:<9} {}\n", "series", "version", "found by", "where");
   for (const auto& i : found) {
-    std::string where = i.kind == Interpreter::Kind::Native ? i.path : i.detail + " (" + i.path + ")";
+    std::string where =
+        i.kind == Interpreter::Kind::Native ? i.path : i.detail + " (" + i.path + ")";
     std::cout << fmt::format("{:<10} {:<10} {:<9} {}\n", i.tag(), i.version, i.found_by, where);
   }
   std::cout << "\nsubjects:";
@@ -78,8 +80,9 @@ void add_interpreters(CLI::App& app, Action& action) {
   auto a = std::make_shared<InterpretersArgs>();
   cmd->add_flag("--json", a->json, "Print JSON: each interpreter, its subjects and their commands");
   add_subject_options(cmd, a->sources);
-  cmd->footer("Interpreters come from the subjects file's \"interpreters\" (pyenv, python3.X on\n"
-              "PATH, Pyodide from npm) and --python. See docs/versions.md.");
+  cmd->footer(
+      "Interpreters come from the subjects file's \"interpreters\" (pyenv, python3.X on\n"
+      "PATH, Pyodide from npm) and --python. See docs/versions.md.");
   cmd->callback([&action, a] { action = [a] { return list_interpreters(*a); }; });
 }
 

@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -360,9 +360,8 @@ int run_gate(const RunArgs& a) {
   }
   // Opcodes are "missing" only from a run that checked the reference itself;
   // other runs use it as a helper (cross.load...) and say nothing about them.
-  const bool reference_checked =
-      std::find(report.subjects.begin(), report.subjects.end(), "reference") !=
-      report.subjects.end();
+  const bool reference_checked = std::find(report.subjects.begin(), report.subjects.end(),
+                                           "reference") != report.subjects.end();
   if (reference_checked && !report.coverage.opcodes.empty()) {
     report.coverage.missing = missing_opcodes(report.coverage.opcodes);
   }
@@ -429,9 +428,8 @@ int run_gate(const RunArgs& a) {
   std::cout << fmt::format(
       "\n{}{}: {} pass, {} fail, {} expected fail, {} unexpected pass, {} skip in {:.1f} s "
       "(seed {}). Reports in {}/\n",
-      report.verdict_word(), why, counts["pass"], counts["fail"],
-      counts["expected-fail"], counts["unexpected-pass"], counts["skip"], report.seconds,
-      report.seed, a.report_dir);
+      report.verdict_word(), why, counts["pass"], counts["fail"], counts["expected-fail"],
+      counts["unexpected-pass"], counts["skip"], report.seconds, report.seed, a.report_dir);
   return report.ok() ? kExitOk : kExitFailed;
 }
 

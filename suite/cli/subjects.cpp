@@ -41,9 +41,9 @@ void add_subject_options(CLI::App* cmd, SubjectArgs& args) {
 std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args) {
   std::optional<InterpreterSettings> settings;
   if (!args.no_subjects_file) {
-    std::string file = !args.subjects_file.empty() ? args.subjects_file
+    std::string file = !args.subjects_file.empty()                     ? args.subjects_file
                        : std::filesystem::exists(kDefaultSubjectsFile) ? kDefaultSubjectsFile
-                                                                        : "";
+                                                                       : "";
     if (!file.empty()) settings = read_subjects_document(file).interpreters;
   }
   if (!settings && !args.pythons.empty()) settings = default_interpreter_settings(".");
@@ -61,8 +61,8 @@ std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args)
                        [&](const InterpreterPreset& p) { return p.prefix == w; })) {
         std::string known;
         for (const auto& p : settings->presets) known += (known.empty() ? "" : ", ") + p.prefix;
-        throw SubjectsFileError("--interpreter-presets: no preset \"" + w + "\" (there are: " +
-                                known + ")");
+        throw SubjectsFileError("--interpreter-presets: no preset \"" + w +
+                                "\" (there are: " + known + ")");
       }
     }
     std::erase_if(settings->presets, [&](const InterpreterPreset& p) {
@@ -73,7 +73,9 @@ std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args)
 }
 
 void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help) {
-  cmd->add_option("--case-timeout", seconds, help)->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--case-timeout", seconds, help)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 std::vector<TesteeConfig> testee_configs(const SubjectArgs& args) {

@@ -4,7 +4,6 @@
 #include "harness/props/runner.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -165,9 +164,8 @@ namespace {
 // ---- the version matrix's planning and shared workers -------------------------
 
 TEST(MatrixPairs, AnchorsPairWithEveryoneAndOthersWithinTheirGroup) {
-  const std::map<std::string, std::string> groups = {{"cpython-3.7", "versions"},
-                                                     {"cpython-3.14-wasm", "versions"},
-                                                     {"dill-3.7", "interpreters"}};
+  const std::map<std::string, std::string> groups = {
+      {"cpython-3.7", "versions"}, {"cpython-3.14-wasm", "versions"}, {"dill-3.7", "interpreters"}};
   auto planned = [&](const std::string& consumer, const std::string& producer) {
     return matrix_pair_planned({consumer, "cross.matrix/" + producer}, groups);
   };
@@ -214,7 +212,8 @@ RunOptions recorded_options(const std::string& file) {
   RunOptions o;
   for (std::string name : {"writer", "reader"}) {
     o.factories.push_back({name, [name, file]() -> std::unique_ptr<Subject> {
-                             std::ofstream(file, std::ios::app) << name << " " << ::getpid() << "\n";
+                             std::ofstream(file, std::ios::app)
+                                 << name << " " << ::getpid() << "\n";
                              return std::make_unique<RecordedReference>(name);
                            }});
   }
@@ -256,9 +255,9 @@ TEST(SharedWorkers, WithoutAKeyEachSubjectHasItsOwnWorker) {
   for (const auto& c : out.cells) EXPECT_EQ(c.verdict, Verdict::Pass) << c.message;
   auto made = made_in(file);
   EXPECT_EQ(made.size(), 3u);
-  EXPECT_EQ(std::count_if(made.begin(), made.end(),
-                          [](const auto& m) { return m.first == "writer"; }),
-            2);
+  EXPECT_EQ(
+      std::count_if(made.begin(), made.end(), [](const auto& m) { return m.first == "writer"; }),
+      2);
 }
 
 }  // namespace

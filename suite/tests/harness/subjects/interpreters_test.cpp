@@ -103,9 +103,9 @@ TEST_F(Interpreters, FindsPyenvPathAndPyodideOncePerSeries) {
   EXPECT_LT(std::find_if(found.begin(), found.end(),
                          [](const Interpreter& i) { return i.series == "2.7"; }) -
                 found.begin(),
-            std::find_if(found.begin(), found.end(),
-                         [](const Interpreter& i) { return i.series == "3.9"; }) -
-                found.begin());
+            std::find_if(found.begin(), found.end(), [](const Interpreter& i) {
+              return i.series == "3.9";
+            }) - found.begin());
 }
 
 TEST_F(Interpreters, SearchPlacesCanBeTurnedOff) {
@@ -124,8 +124,9 @@ TEST_F(Interpreters, APythonGivenByPathComesFirstAndMustBeCPython) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].found_by, "--python");
   EXPECT_EQ(found[0].version, "3.9.7");
-  EXPECT_THROW(find_interpreters(settings_, {(root_ / "pyenv/versions/pypy3.9/bin/python").string()}),
-               SubjectsFileError);
+  EXPECT_THROW(
+      find_interpreters(settings_, {(root_ / "pyenv/versions/pypy3.9/bin/python").string()}),
+      SubjectsFileError);
   EXPECT_THROW(find_interpreters(settings_, {(root_ / "no/such/python").string()}),
                SubjectsFileError);
 }
