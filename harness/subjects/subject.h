@@ -62,6 +62,10 @@ struct Capabilities {
   // (pickle.DEFAULT_PROTOCOL: 3 before 3.8, 4 to 3.13, 5 from 3.14); -1:
   // unknown. cross.matrix draws it often, since it is what peers receive.
   int default_protocol = -1;
+  // loads() honours LoadOptions::encoding and fix_imports and dumps()
+  // DumpOptions::fix_imports, as Python 3's pickle does (a testee whose
+  // hello lists "python2_choices"). cross.py2 runs where this is set.
+  bool python2_choices = false;
   bool can_dump = true;          // dumps() works (a reader-only testee says false)
   bool can_load = true;          // loads() works (a writer-only testee says false)
   // This project's own codec in this process: its frames borrow the value's
@@ -91,10 +95,22 @@ struct Capabilities {
 struct DumpOptions {
   int protocol = 5;
   bool out_of_band = false;  // send pickle buffers out of band (protocol 5)
+  // Python 3's pickle.dumps(fix_imports=): below protocol 3, write Python 2's
+  // module names (__builtin__, copy_reg) for Python 3's. A subject that has
+  // no such choice ignores it (cross.py2 asks only Python 3 writers).
+  bool fix_imports = true;
 };
 
 struct LoadOptions {
   int max_protocol = 5;  // honoured only when capabilities().limit_loader
+  // Python 3's pickle.loads(encoding=, fix_imports=) for what Python 2 wrote:
+  // how a Python 2 str (STRING, BINSTRING, SHORT_BINSTRING) comes back
+  // ("ASCII", "latin1", "bytes"; empty: the loader's default, "ASCII"), and
+  // whether Python 2's module names are mapped to Python 3's. Only
+  // cross.py2 sets them, and only for a loader whose capabilities() say
+  // python2_choices; the others ignore them.
+  std::string encoding;
+  bool fix_imports = true;
 };
 
 // A failure inside a subject: `kind` is a stable short name (an ErrorKind
@@ -146,6 +162,16 @@ struct ByValueOutcome {
   nlohmann::json loaded = nlohmann::json::array();    // the results after loading
 };
 
+// cross.stdlib (docs/versions.md): a stdlib value named by a recipe,
+// "decimal.Decimal:0", built by the subject's own interpreter so that each
+// version pickles its own object. `equal` says whether what was loaded
+// equals the loader's own build of the recipe; the reprs are for the report.
+struct RecipeLoad {
+  bool equal = false;
+  std::string loaded;    // repr of what the pickle loaded to
+  std::string expected;  // repr of the loader's own build
+};
+
 class Subject {
  public:
   virtual ~Subject() = default;
@@ -174,6 +200,13 @@ class Subject {
   // through its testee. Throws SubjectError "unsupported" when the subject
   // cannot take part.
   virtual ByValueOutcome by_value(const ByValueCase& c);
+  // cross.stdlib: builds the recipe's value and pickles it at `protocol`;
+  // loads a pickle and compares it with its own build. Both throw
+  // SubjectError "unsupported" where the subject has no interpreter to
+  // build stdlib values in (the default), and "inexpressible" where its
+  // version cannot build this recipe; a failing load throws its error.
+  virtual std::string dumps_recipe(const std::string& recipe, int protocol);
+  virtual RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle);
 };
 
 }  // namespace serialcheck
