@@ -74,21 +74,65 @@ const GateProperty* find_property(std::string_view id) {
   for (const auto& p : gate_properties()) {
     if (p.id == id) return &p;
   }
-  const std::string_view prefix = props::kMatrixPrefix;
-  if (id.size() > prefix.size() && id.substr(0, prefix.size()) == prefix) {
-    // Made once per producer and kept for the life of the process, so the
+  if (auto pair = parse_pair_id(id)) {
+    // Made once per id and kept for the life of the process, so the
     // pointer stays valid like those of the registry.
     static std::map<std::string, std::unique_ptr<GateProperty>, std::less<>> made;
     auto it = made.find(id);
     if (it == made.end()) {
-      std::string producer(id.substr(prefix.size()));
-      it = made.emplace(std::string(id),
-                        std::make_unique<GateProperty>(props::matrix_property(producer)))
+      it = made.emplace(std::string(id), std::make_unique<GateProperty>(
+                                             pair->family->make(pair->producer, pair->choice)))
                .first;
     }
     return it->second.get();
   }
   return nullptr;
+}
+
+const std::vector<PairFamily>& pair_families() {
+  static const std::vector<PairFamily> families = {
+      {kMatrixProperty, {},
+       [](const std::string& producer, const std::string&) {
+         return props::matrix_property(producer);
+       }},
+  };
+  return families;
+}
+
+std::optional<PairId> parse_pair_id(std::string_view id) {
+  for (const PairFamily& f : pair_families()) {
+    if (id.size() <= f.id.size() + 1 || id.substr(0, f.id.size()) != f.id ||
+        id[f.id.size()] != '/') {
+      continue;
+    }
+    PairId out;
+    out.family = &f;
+    std::string_view rest = id.substr(f.id.size() + 1);
+    if (!f.choices.empty()) {
+      const std::size_t at = rest.rfind('@');
+      if (at == std::string_view::npos || at == 0) return std::nullopt;
+      out.choice = std::string(rest.substr(at + 1));
+      if (std::find(f.choices.begin(), f.choices.end(), out.choice) == f.choices.end()) {
+        return std::nullopt;
+      }
+      rest = rest.substr(0, at);
+    }
+    out.producer = std::string(rest);
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> pair_property_ids(const std::vector<std::string>& producers) {
+  std::vector<std::string> out;
+  for (const PairFamily& f : pair_families()) {
+    for (const std::string& p : producers) {
+      const std::string base = std::string(f.id) + "/" + p;
+      if (f.choices.empty()) out.push_back(base);
+      for (const std::string& c : f.choices) out.push_back(base + "@" + c);
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,29 @@ Applicability applicability(const GateProperty& property, Subject& subject, Prop
 // The producer x consumer matrix: one property "cross.matrix/<producer>"
 // per subject that writes pickles, checked on every subject that reads them.
 inline constexpr std::string_view kMatrixProperty = "cross.matrix";
+
+// Properties checked on a consumer with another subject of the run as the
+// producer (cross.matrix is the first): one id "<family>/<producer>" per
+// producer, or "<family>/<producer>@<choice>" per producer and choice where
+// the family has choices (each a cell of its own). A run plans a family's
+// pairs as it plans cross.matrix's (runner.h, matrix_pair_planned).
+struct PairFamily {
+  std::string_view id;               // "cross.matrix"
+  std::vector<std::string> choices;  // empty: one property per producer
+  GateProperty (*make)(const std::string& producer, const std::string& choice);
+};
+const std::vector<PairFamily>& pair_families();
+
+// What a pair property's id names; nullopt for an id of no family.
+struct PairId {
+  const PairFamily* family = nullptr;
+  std::string producer;
+  std::string choice;  // empty for a family without choices
+};
+std::optional<PairId> parse_pair_id(std::string_view id);
+// Every pair property id of every family for these producers, in family
+// order, then producer, then choice.
+std::vector<std::string> pair_property_ids(const std::vector<std::string>& producers);
 
 // In the order the matrix shows them.
 const std::vector<GateProperty>& gate_properties();

@@ -487,9 +487,9 @@ std::vector<CellId> plan_cells(const std::vector<std::string>& subjects,
 }
 
 bool matrix_pair_planned(const CellId& cell, const std::map<std::string, std::string>& groups) {
-  const std::string prefix = std::string(kMatrixProperty) + "/";
-  if (cell.property.rfind(prefix, 0) != 0) return true;
-  const std::string producer = cell.property.substr(prefix.size());
+  auto pair = parse_pair_id(cell.property);
+  if (!pair) return true;
+  const std::string& producer = pair->producer;
   auto group = [&](const std::string& name) -> std::string {
     if (name == "reference" || name == "cpython") return "*";
     if (auto it = groups.find(name); it != groups.end()) return it->second;

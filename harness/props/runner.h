@@ -46,14 +46,15 @@ std::vector<CellId> plan_cells(const std::vector<std::string>& subjects,
                                const std::vector<std::string>& properties, int shard_index,
                                int shard_count);
 
-// Which producer x consumer pairs of cross.matrix a run checks
-// (docs/versions.md, "The version matrix"). `groups` maps a subject to its
-// matrix group (TesteeConfig::group; absent: the main one). The reference
-// and cpython write for and read from everyone; a producer in
-// kInterpreterGroup (harness/subjects/interpreters.h: the interpreters'
-// other presets; also the reference@X.Y targets) writes for those two only;
-// otherwise producer and consumer share a group. Cells of other properties
-// are always planned.
+// Which producer x consumer pairs of cross.matrix, and of the other pair
+// families (gate_props.h, PairFamily), a run checks (docs/versions.md, "The
+// version matrix"). `groups` maps a subject to its matrix group
+// (TesteeConfig::group; absent: the main one). The reference and cpython
+// write for and read from everyone; a producer in kInterpreterGroup
+// (harness/subjects/interpreters.h: the interpreters' other presets; also
+// the reference@X.Y targets) writes for no one (its cross.load cell has the
+// reference and cpython read it); otherwise producer and consumer share a
+// group. Cells of other properties are always planned.
 bool matrix_pair_planned(const CellId& cell, const std::map<std::string, std::string>& groups);
 
 // The RapidCheck seed of one cell: the run seed mixed with the cell's names,

@@ -316,10 +316,11 @@ Child spawn(const std::function<void(int fd)>& body, const std::vector<int>& clo
   return {pid, fds[0]};
 }
 
-// The subject a cell needs besides its own: a cross.matrix cell's producer.
+// The subject a cell needs besides its own: a pair property's producer
+// (cross.matrix and the other pair families).
 std::string producer_of(const std::string& property) {
-  const std::string prefix = std::string(kMatrixProperty) + "/";
-  return property.rfind(prefix, 0) == 0 ? property.substr(prefix.size()) : std::string();
+  auto pair = parse_pair_id(property);
+  return pair ? pair->producer : std::string();
 }
 
 void cells_worker(int fd, const CellsJob& job) {

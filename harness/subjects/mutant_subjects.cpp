@@ -293,7 +293,14 @@ const std::vector<NegativeControl>& negative_controls() {
   static const std::vector<NegativeControl> all = [] {
     std::vector<const GateProperty*> properties;
     for (const GateProperty& p : gate_properties()) properties.push_back(&p);
-    properties.push_back(find_property(std::string(kMatrixProperty) + "/*"));
+    // A pair family's controls, once per family (and choice): under the
+    // producer "*", which stands for whichever producer a control runs with.
+    for (const PairFamily& f : pair_families()) {
+      if (f.choices.empty()) properties.push_back(find_property(std::string(f.id) + "/*"));
+      for (const std::string& c : f.choices) {
+        properties.push_back(find_property(std::string(f.id) + "/*@" + c));
+      }
+    }
     std::vector<NegativeControl> out;
     for (const GateProperty* p : properties) {
       for (NegativeControl c : p->controls) {
@@ -307,8 +314,11 @@ const std::vector<NegativeControl>& negative_controls() {
 }
 
 const NegativeControl* find_negative_control(std::string_view property_id) {
-  constexpr std::string_view kMatrix = "cross.matrix/";
-  if (property_id.substr(0, kMatrix.size()) == kMatrix) property_id = "cross.matrix/*";
+  std::string pair;
+  if (auto id = parse_pair_id(property_id)) {
+    pair = std::string(id->family->id) + "/*" + (id->choice.empty() ? "" : "@" + id->choice);
+    property_id = pair;
+  }
   for (const NegativeControl& c : negative_controls()) {
     if (c.property == property_id) return &c;
   }

@@ -86,17 +86,18 @@ std::vector<std::string> pick_subjects(const std::string& arg,
 }
 
 // "cross.matrix" stands for every "cross.matrix/<producer>", one per
-// subject of the run.
+// subject of the run; so does each pair family's id for its properties.
 bool property_matches(const std::string& pattern, const std::string& id) {
   if (glob_match(pattern, id)) return true;
-  return pattern == kMatrixProperty && id.rfind(std::string(kMatrixProperty) + "/", 0) == 0;
+  auto pair = parse_pair_id(id);
+  return pair && pattern == pair->family->id;
 }
 
 std::vector<std::string> pick_properties(const std::string& arg,
                                          const std::vector<std::string>& subjects) {
   std::vector<std::string> all;
   for (const auto& p : gate_properties()) all.push_back(p.id);
-  for (const auto& s : subjects) all.push_back(std::string(kMatrixProperty) + "/" + s);
+  for (auto& id : pair_property_ids(subjects)) all.push_back(std::move(id));
   if (arg.empty()) return all;
   auto patterns = split_commas(arg);
   for (const auto& pattern : patterns) {

@@ -55,7 +55,7 @@ std::vector<std::string> doc_problems(const std::string& doc,
 std::vector<std::string> registered_ids() {
   std::vector<std::string> ids;
   for (const GateProperty& p : gate_properties()) ids.push_back(p.id);
-  ids.emplace_back(kMatrixProperty);
+  for (const PairFamily& f : pair_families()) ids.emplace_back(f.id);
   return ids;
 }
 
