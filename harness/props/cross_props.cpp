@@ -102,6 +102,38 @@ void forget_load_marks(Graph& graph) {
   }
 }
 
+// A frame 0 that differs from the expected one still passes when the only
+// difference is the order of its sets' items, which is the writer's own (its
+// str hashes): `rewriter`, byte identical to the C pickler it stands for,
+// reads the subject's pickle back to `given` and, writing what it read,
+// writes the subject's bytes. Below protocol 4 a nested name is written as
+// getattr(parent, name), which the rewriter reads as that call; it is made a
+// global again (`scope`) before it is written.
+Outcome judge_bytes(const ByteDiff& diff, const Message& actual, const TestCase& c,
+                    const Node* given, Subject* rewriter, GetattrScope scope) {
+  if (diff.same) return Outcome::pass();
+  if (rewriter != nullptr && has_unordered_items(given)) {
+    Graph graph;
+    Outcome ignored;
+    Message plain = as_pickle_message(actual, c.protocol);
+    Node* held = loads_step(*rewriter, plain, graph, 5, "reference-loads", ignored);
+    if (held != nullptr && same_value(given, held, true, nullptr)) {
+      TestCase own = c;
+      own.value = held;
+      Graph named;
+      if (c.protocol < 4) own.value = getattr_as_globals(held, named, scope);
+      auto rewritten = dumps_step(*rewriter, own, "reference-dumps", ignored);
+      if (rewritten && !rewritten->frames.empty() &&
+          rewritten->frames[0].view() == actual.frames[0].view()) {
+        return Outcome::pass();
+      }
+    }
+  }
+  Outcome o = Outcome::fail("bytes:" + diff.where, diff.summary, diff.explanation);
+  o.failing_message = message_to_json(actual);
+  return o;
+}
+
 // bytes.match-cpython for a subject of another version than the oracle's:
 // its frame 0 against the reference at that version's target. A set's
 // order is the subject's own (its str hashes), so a difference stands only
@@ -122,30 +154,8 @@ Outcome bytes_match_version(Subject& subject, const TestCase& c, PropertyEnv& en
   }
   auto diff =
       diff_pickles(expected->frames[0].view(), actual->frames[0].view(), writer, subject.name());
-  if (diff.same) return Outcome::pass();
-  if (has_unordered_items(c.value)) {
-    Graph graph;
-    Outcome ignored;
-    Message plain = as_pickle_message(*actual, c.protocol);
-    Node* held = loads_step(*at, plain, graph, 5, "reference-loads", ignored);
-    if (held != nullptr && same_value(c.value, held, true, nullptr)) {
-      TestCase own = c;
-      own.value = held;
-      Graph named;
-      if (c.protocol < 4) {
-        own.value = getattr_as_globals(held, named,
-                                       nested_name_scope(subject.capabilities().python_version));
-      }
-      auto rewritten = dumps_step(*at, own, "reference-dumps", ignored);
-      if (rewritten && !rewritten->frames.empty() &&
-          rewritten->frames[0].view() == actual->frames[0].view()) {
-        return Outcome::pass();
-      }
-    }
-  }
-  Outcome o = Outcome::fail("bytes:" + diff.where, diff.summary, diff.explanation);
-  o.failing_message = message_to_json(*actual);
-  return o;
+  return judge_bytes(diff, *actual, c, c.value, at,
+                     nested_name_scope(subject.capabilities().python_version));
 }
 
 Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
@@ -197,39 +207,12 @@ Outcome bytes_match(Subject& subject, const TestCase& given, PropertyEnv& env) {
   }
   auto diff =
       diff_pickles(expected->frames[0].view(), actual->frames[0].view(), "cpython", subject.name());
-  if (diff.same) return Outcome::pass();
   // A subject in another process builds its sets itself, and iterates them
   // in the order of its own string hashes: the order given cannot reach it.
-  // Its pickle is still right when it holds the value and is what the C
-  // pickler writes for the set order it chose, which the reference (byte
-  // identical to the C pickler, checked against the oracle above) says.
-  if (has_unordered_items(given.value)) {
-    if (Subject* reference = env.subject(kReference, nullptr)) {
-      Graph graph;
-      Outcome ignored;
-      Message plain = as_pickle_message(*actual, c.protocol);
-      Node* held = loads_step(*reference, plain, graph, 5, "reference-loads", ignored);
-      if (held != nullptr && same_value(given.value, held, true, nullptr)) {
-        TestCase own = c;
-        own.value = held;
-        // Below protocol 4 a nested name is written as getattr(parent, name),
-        // which the reference reads as that call; written again as a call
-        // (of a class, say, NEWOBJ needs) it would not be the same pickle.
-        Graph named;
-        if (c.protocol < 4) {
-          own.value = getattr_as_globals(held, named, GetattrScope::ClassPositions);
-        }
-        auto rewritten = dumps_step(*reference, own, "reference-dumps", ignored);
-        if (rewritten && !rewritten->frames.empty() &&
-            rewritten->frames[0].view() == actual->frames[0].view()) {
-          return Outcome::pass();
-        }
-      }
-    }
-  }
-  Outcome o = Outcome::fail("bytes:" + diff.where, diff.summary, diff.explanation);
-  o.failing_message = message_to_json(*actual);
-  return o;
+  // The reference is byte identical to the C pickler (checked against the
+  // oracle above), so it says what the C pickler writes for that order.
+  return judge_bytes(diff, *actual, c, given.value, env.subject(kReference, nullptr),
+                     GetattrScope::ClassPositions);
 }
 
 Applicability cross_applies(Subject& subject, PropertyEnv& env) {
@@ -425,6 +408,100 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
   return Outcome::pass();
 }
 
+// protocol.negotiated/<producer>, checked on a consumer that reads fewer
+// protocols than the producer writes (an older Python; a reader of protocols
+// 0 to 2): the two negotiate the highest protocol both know from what their
+// hellos say, the producer writes at it, and the consumer must read it. The
+// simulated peer of protocol.negotiated, with a real one.
+Applicability negotiated_pair_applies(Subject& consumer, PropertyEnv& env,
+                                      const std::string& producer_name) {
+  std::string why;
+  Subject* producer = env.subject(producer_name, &why);
+  if (producer == nullptr) return skip("the producer " + producer_name + " is " + why);
+  if (producer == &consumer) return skip("a subject negotiates with others, not with itself");
+  Capabilities pc = producer->capabilities();
+  Capabilities cc = consumer.capabilities();
+  if (!pc.can_dump) return skip("the producer " + producer_name + " does not write pickles");
+  if (!pc.pickle_format || !cc.pickle_format)
+    return skip("frame 0 of one side is not a plain pickle stream (no pickle_format)");
+  if (pc.max_protocol <= cc.read_max()) {
+    return skip(fmt::format("reads every protocol {} writes (up to {}): nothing to negotiate",
+                            producer_name, pc.max_protocol));
+  }
+  const int agreed = cc.read_max();
+  if (agreed < pc.min_protocol || agreed < cc.read_min()) {
+    return skip("shares no protocol with " + producer_name);
+  }
+  Applicability a;
+  a.plan.python_safe = true;
+  a.plan.graph_shaped = !pc.loses("sharing") && !cc.loses("sharing");
+  a.plan.min_protocol = agreed;
+  a.plan.max_protocol = agreed;
+  a.plan.out_of_band = false;  // below protocol 5 every buffer is in band
+  return a;
+}
+
+Outcome negotiated_pair_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
+                              const std::string& producer_name) {
+  Subject* producer = env.subject(producer_name, nullptr);
+  if (producer == nullptr) return Outcome::discard("the producer is not available");
+  const int agreed = c.protocol;
+  Outcome failed;
+  auto m = dumps_step(*producer, c, "producer-dumps", failed);
+  if (!m) return Outcome::discard("the producer " + producer_name + " cannot pickle this value");
+  Message plain = as_pickle_message(*m, agreed);
+  const std::string_view frame0 =
+      plain.frames.empty() ? std::string_view() : plain.frames[0].view();
+  const int written = frame0.size() >= 2 && static_cast<unsigned char>(frame0[0]) == 0x80
+                          ? static_cast<unsigned char>(frame0[1])
+                          : 0;
+  if (written > agreed) {
+    Outcome o = Outcome::fail(
+        "negotiate:protocol",
+        fmt::format("{} wrote protocol {} for a reader that announced it reads up to {}",
+                    producer_name, written, agreed));
+    o.failing_message = message_to_json(plain);
+    return o;
+  }
+  const bool python = through_python(consumer) || through_python(*producer);
+  // A pickle the producer gets wrong says nothing about the negotiation: its
+  // own cross.load cell charges it.
+  Subject* arbiter = env.subject(kReference, nullptr);
+  if (arbiter == &consumer) arbiter = env.subject(kOracle, nullptr);
+  if (arbiter != nullptr && arbiter != producer) {
+    Graph graph;
+    Outcome ignored;
+    Node* back = loads_step(*arbiter, plain, graph, 5, "arbiter-loads", ignored);
+    if (back == nullptr || !same_value(c.value, back, python || through_python(*arbiter), nullptr,
+                                       {}, fidelity(*producer))) {
+      return Outcome::discard("the arbiter does not read the producer's pickle back equal");
+    }
+  }
+  Graph graph;
+  Node* back = nullptr;
+  try {
+    back = consumer.loads(plain, graph, LoadOptions{});
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) return Outcome::unsupported(consumer.name(), e.what());
+    Outcome o = Outcome::fail(
+        "negotiate:refused",
+        fmt::format("the consumer announced it reads up to protocol {}, and refused {}'s "
+                    "protocol-{} pickle: {}",
+                    agreed, producer_name, agreed, e.what()));
+    o.failing_message = message_to_json(plain);
+    return o;
+  }
+  if (back == nullptr) return Outcome::fail("exception:no-value@loads", "loads returned nothing");
+  Difference d;
+  if (!same_value(c.value, back, python, &d, {}, fidelity(consumer, producer))) {
+    Outcome o = mismatch_outcome(d, "loads", c.value, back, "dumped by " + producer_name,
+                                 "loaded by " + consumer.name());
+    o.failing_message = message_to_json(plain);
+    return o;
+  }
+  return Outcome::pass();
+}
+
 }  // namespace
 
 void add_cross_properties(Registry& out) {
@@ -465,6 +542,26 @@ GateProperty matrix_property(const std::string& producer) {
                         "reads protocols 0-4 and refuses a protocol-5 pickle with an error that "
                         "does not say which protocol",
                         "protocol:no-clue")};
+  return p;
+}
+
+GateProperty negotiated_pair_property(const std::string& producer) {
+  GateProperty p;
+  p.id = std::string(kNegotiatedPrefix) + producer;
+  p.summary = "what " + producer +
+              " writes at the highest protocol the subject announces it reads (when that is "
+              "below the producer's highest), the subject loads to an equal value";
+  p.applies = [producer](Subject& s, PropertyEnv& env) {
+    return negotiated_pair_applies(s, env, producer);
+  };
+  p.check = [producer](Subject& s, const TestCase& c, PropertyEnv& env) {
+    return negotiated_pair_check(s, c, env, producer);
+  };
+  p.needs_dumps = false;
+  p.controls = {control("claims-protocol-4-reads-3",
+                        "announces in its hello that it reads protocols 0-4, and refuses protocol "
+                        "4 as one it does not know",
+                        "negotiate:refused")};
   return p;
 }
 

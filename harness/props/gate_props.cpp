@@ -91,9 +91,17 @@ const GateProperty* find_property(std::string_view id) {
 
 const std::vector<PairFamily>& pair_families() {
   static const std::vector<PairFamily> families = {
-      {kMatrixProperty, {},
+      {kMatrixProperty,
+       {},
        [](const std::string& producer, const std::string&) {
          return props::matrix_property(producer);
+       }},
+      // The real peers of protocol.negotiated, whose simulated one is
+      // registered under the family's own id.
+      {"protocol.negotiated",
+       {},
+       [](const std::string& producer, const std::string&) {
+         return props::negotiated_pair_property(producer);
        }},
   };
   return families;

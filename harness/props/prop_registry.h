@@ -60,4 +60,9 @@ Registry registrations();
 inline constexpr std::string_view kMatrixPrefix = "cross.matrix/";
 GateProperty matrix_property(const std::string& producer);
 
+// protocol.negotiated/<producer> (cross_props.cpp): what `producer` writes
+// at the highest protocol the subject announces, the subject loads.
+inline constexpr std::string_view kNegotiatedPrefix = "protocol.negotiated/";
+GateProperty negotiated_pair_property(const std::string& producer);
+
 }  // namespace serialcheck::props

@@ -172,6 +172,7 @@ class Mutant : public ReferenceSubject {
       c.max_protocol = 4;
     }
     if (is("refuses-5-without-naming-it")) c.read_max_protocol = 4;
+    if (is("claims-protocol-4-reads-3")) c.read_max_protocol = 4;
     // Python modules with a broken by-value dumps() (harness/testees/python/):
     // serialcheck_by_reference registers the object's module and pickles it
     // by reference; serialcheck_drops_defaults drops a function's defaults.
@@ -237,6 +238,11 @@ class Mutant : public ReferenceSubject {
     if (is("refuses-5-without-naming-it") && !m.frames.empty() && m.frames[0].size >= 2 &&
         m.frames[0].data[0] == 0x80 && m.frames[0].data[1] == 5) {
       throw SubjectError("UnpicklingError", "this stream cannot be read here");
+    }
+    if (is("claims-protocol-4-reads-3") && !m.frames.empty() && m.frames[0].size >= 2 &&
+        m.frames[0].data[0] == 0x80 && m.frames[0].data[1] >= 4) {
+      throw SubjectError("ValueError",
+                         "unsupported pickle protocol: " + std::to_string(m.frames[0].data[1]));
     }
     LoadOptions o = options;
     if (is("ignores-protocol-limit")) o.max_protocol = 5;

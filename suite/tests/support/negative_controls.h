@@ -131,8 +131,14 @@ inline CellRun run_cell(const GateProperty& property, Subject& subject, Env& e,
 }
 
 inline std::string property_for(const NegativeControl& c) {
-  // Any producer name: the matrix property is made for it on demand.
-  return c.property == "cross.matrix/*" ? "cross.matrix/reference" : std::string(c.property);
+  // A pair family's control is registered under the producer "*": the
+  // property is made on demand for the reference as the producer.
+  std::string id(c.property);
+  if (auto pair = parse_pair_id(id); pair && pair->producer == "*") {
+    id = std::string(pair->family->id) + "/reference" +
+         (pair->choice.empty() ? "" : "@" + pair->choice);
+  }
+  return id;
 }
 
 // Runs the control's property on its mutant (or, for a peer's control, on

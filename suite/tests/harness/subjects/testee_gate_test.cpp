@@ -68,9 +68,10 @@ TEST(SubjectsFile, RejectsMistakesNamingWhere) {
   EXPECT_NE(error_of(R"({"testees": [{"name": "a", "command": "x", "timeout_s": -1}]})")
                 .find("/testees/0/timeout_s"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"testees": [{"name": "a", "command": "x"}, {"name": "a", "command": "y"}]})")
-                .find("named twice"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(R"({"testees": [{"name": "a", "command": "x"}, {"name": "a", "command": "y"}]})")
+          .find("named twice"),
+      std::string::npos);
 }
 
 TEST(SubjectsFile, TesteeArgumentSplitsAtTheFirstEquals) {
@@ -118,7 +119,7 @@ TEST(Fidelity, EachDistinctionRelaxesItsOwnRuleOnly) {
       {R"({"float": "nan", "bits": "7ff0000000000001"})", R"({"float": "nan"})", "nan-bits"},
       {R"({"dict": [["a", 1], ["b", 2]]})", R"({"dict": [["b", 2], ["a", 1]]})", "dict-order"},
   };
-  const std::vector<std::string> all = {"tuple",     "int-float", "big-int",  "bytes-bytearray",
+  const std::vector<std::string> all = {"tuple",         "int-float", "big-int",  "bytes-bytearray",
                                         "set-frozenset", "str-bytes", "nan-bits", "dict-order"};
   for (const Row& r : rows) {
     // Negative control: exact equality tells them apart.
@@ -182,7 +183,9 @@ TEST(Fidelity, WithoutSharingTreesCompareAsTrees) {
 // The reference, with capabilities and one bug chosen by the test.
 class MutantSubject : public ReferenceSubject {
  public:
-  enum class Bug { None, TuplesAsLists, AcceptsAnything, ReadsOnly };
+  // Reads4: an honest older reader (announces protocols 0-4 and refuses 5
+  // naming it); WritesAt5: writes protocol 5 whatever it is asked.
+  enum class Bug { None, TuplesAsLists, AcceptsAnything, ReadsOnly, Reads4, WritesAt5 };
   MutantSubject(std::string name, Bug bug, std::vector<std::string> lost = {})
       : name_(std::move(name)), bug_(bug), lost_(std::move(lost)) {}
   std::string name() const override { return name_; }
@@ -192,10 +195,16 @@ class MutantSubject : public ReferenceSubject {
     c.cpython_bytes = false;
     c.cannot_express = lost_;
     if (bug_ == Bug::ReadsOnly) c.can_dump = false;
+    if (bug_ == Bug::Reads4) c.read_max_protocol = 4;
     return c;
   }
   Message dumps(const Node* value, const DumpOptions& options) override {
     if (bug_ == Bug::ReadsOnly) throw SubjectError("unsupported", "reads only");
+    if (bug_ == Bug::WritesAt5) {
+      DumpOptions five = options;
+      five.protocol = 5;
+      return ReferenceSubject::dumps(value, five);
+    }
     return ReferenceSubject::dumps(value, options);
   }
   Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
@@ -205,6 +214,11 @@ class MutantSubject : public ReferenceSubject {
       } catch (const std::exception&) {
         return graph.none();
       }
+    }
+    if (bug_ == Bug::Reads4 && !m.frames.empty() && m.frames[0].size >= 2 &&
+        m.frames[0].data[0] == 0x80 && m.frames[0].data[1] > 4) {
+      throw SubjectError("ValueError",
+                         "unsupported pickle protocol: " + std::to_string(m.frames[0].data[1]));
     }
     Node* root = ReferenceSubject::loads(m, graph, options);
     if (bug_ == Bug::TuplesAsLists) {
@@ -290,6 +304,41 @@ TEST(CrossMatrix, SkipsWhatCannotBeChecked) {
   EXPECT_NE(skip("cross.matrix/consumer", consumer).find("own pickles"), std::string::npos);
   EXPECT_NE(skip("cross.matrix/missing", consumer).find("not in this test"), std::string::npos);
   EXPECT_EQ(skip("cross.matrix/consumer", reader), "");  // a reader consumes
+}
+
+// ---- protocol.negotiated with a real peer ------------------------------------
+
+TEST(ProtocolNegotiatedPair, AnOlderReaderGetsTheHighestProtocolItAnnounces) {
+  // The simulated peer keeps the registered id; a producer's name makes the
+  // pair property.
+  EXPECT_EQ(find_property("protocol.negotiated")->id, "protocol.negotiated");
+  const GateProperty* p = find_property("protocol.negotiated/producer");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->id, "protocol.negotiated/producer");
+
+  Env e;
+  MutantSubject producer("producer", MutantSubject::Bug::None);
+  MutantSubject deaf("deaf", MutantSubject::Bug::WritesAt5);
+  e.extra["producer"] = &producer;
+  e.extra["deaf"] = &deaf;
+  MutantSubject older("older", MutantSubject::Bug::Reads4);
+  Applicability a = applicability(*p, older, e.env);
+  EXPECT_EQ(a.skip_reason, "");
+  EXPECT_EQ(a.plan.min_protocol, 4);
+  EXPECT_EQ(a.plan.max_protocol, 4);
+  EXPECT_FALSE(a.plan.out_of_band);
+  TestCase c = make_case(R"({"list": [{"tuple": [1, "a"]}, {"bytes": "0001"}]})", 4);
+  EXPECT_EQ(run_check("protocol.negotiated/producer", older, c, e).status, Outcome::Status::Pass);
+
+  // Negative control: a writer that ignores what the reader announced.
+  Outcome o = run_check("protocol.negotiated/deaf", older, c, e);
+  EXPECT_TRUE(o.failed());
+  EXPECT_EQ(o.fingerprint.rfind("negotiate:protocol", 0), 0u) << o.fingerprint;
+
+  // A reader of every protocol the producer writes has nothing to negotiate.
+  MutantSubject current("current", MutantSubject::Bug::None);
+  EXPECT_NE(applicability(*p, current, e.env).skip_reason.find("nothing to negotiate"),
+            std::string::npos);
 }
 
 // ---- capability rules ----------------------------------------------------------
