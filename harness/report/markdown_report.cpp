@@ -53,11 +53,46 @@ bool is_matrix(const std::string& property) {
   return property.rfind(kMatrixPrefix, 0) == 0;
 }
 
-// The properties of the subjects x properties table: all but the matrix's.
+// A property of a pair family (harness/props/gate_props.h, PairFamily):
+// "<family>/<producer>", checked on a consumer. A registered property's id
+// has no slash.
+bool is_pair(const std::string& property) {
+  return property.find('/') != std::string::npos;
+}
+
+// The properties of the subjects x properties table: all but the pairs'.
 std::vector<std::string> plain_properties(const RunReport& r) {
   std::vector<std::string> out;
   for (const auto& p : r.properties) {
-    if (!is_matrix(p)) out.push_back(p);
+    if (!is_pair(p)) out.push_back(p);
+  }
+  return out;
+}
+
+// The pair families other than cross.matrix (which has a table of its own)
+// in the order the run lists them, each with the cells that ran: a pair the
+// family does not apply to (most of them: a 2.7 writer's cells with 3.X
+// readers, a reader that announces fewer protocols than the writer) is only
+// counted, its reason among the skipped cells.
+struct PairCells {
+  std::string family;
+  std::vector<const CellResult*> ran;
+  int skipped = 0;
+};
+
+std::vector<PairCells> other_pairs(const RunReport& r) {
+  std::vector<PairCells> out;
+  for (const auto& c : r.cells) {
+    if (!is_pair(c.property) || is_matrix(c.property)) continue;
+    const std::string family = c.property.substr(0, c.property.find('/'));
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const PairCells& p) { return p.family == family; });
+    if (it == out.end()) it = out.insert(out.end(), PairCells{family, {}, 0});
+    if (c.verdict == Verdict::Skip) {
+      ++it->skipped;
+    } else {
+      it->ran.push_back(&c);
+    }
   }
   return out;
 }
@@ -130,6 +165,15 @@ std::string matrix_text(const RunReport& r) {
     rows.push_back(row);
   }
   std::string out = properties.empty() ? "" : columns(rows);
+  for (const PairCells& f : other_pairs(r)) {
+    std::vector<std::vector<std::string>> pair_rows = {{f.family + ": producer", "consumer", ""}};
+    for (const CellResult* c : f.ran) {
+      pair_rows.push_back({c->property.substr(f.family.size() + 1), c->subject, cell_label(c)});
+    }
+    out += (out.empty() ? "" : "\n") +
+           (f.ran.empty() ? f.family + ": no pair ran\n" : columns(pair_rows)) +
+           fmt::format("({} more pairs skipped)\n", f.skipped);
+  }
   const auto producers = matrix_producers(r);
   if (producers.empty()) {
     if (std::string discards = discards_text(r); !discards.empty()) {
@@ -144,9 +188,10 @@ std::string matrix_text(const RunReport& r) {
   for (const auto& producer : producers) {
     std::vector<std::string> row = {producer};
     for (const auto& consumer : r.subjects) {
-      row.push_back(consumer == producer
-                        ? "."
-                        : cell_label(find_cell(r, consumer, std::string(kMatrixPrefix) + producer)));
+      row.push_back(
+          consumer == producer
+              ? "."
+              : cell_label(find_cell(r, consumer, std::string(kMatrixPrefix) + producer)));
     }
     rows.push_back(row);
   }
@@ -159,8 +204,8 @@ std::string markdown_report(const RunReport& r) {
   std::string out = "# serialcheck conformance report\n\n";
   auto counts = r.summary();
   out += fmt::format("**{}**: {} pass, {} fail, {} expected fail, {} unexpected pass, {} skip.\n",
-                     r.verdict_word(), counts["pass"], counts["fail"],
-                     counts["expected-fail"], counts["unexpected-pass"], counts["skip"]);
+                     r.verdict_word(), counts["pass"], counts["fail"], counts["expected-fail"],
+                     counts["unexpected-pass"], counts["skip"]);
   auto why = r.failure_reasons();
   if (!why.empty()) {
     std::string text;
@@ -212,6 +257,19 @@ std::string markdown_report(const RunReport& r) {
     out += "\n![producer x consumer](matrix.png)\n";
   }
   out += version_matrix_markdown(r);
+  for (const PairCells& f : other_pairs(r)) {
+    out += fmt::format(
+        "\n## Pairs of {}\n\nEach row: property `{}/<producer>` checked on the consumer. "
+        "{} more pairs were skipped (the property does not apply to them; each with its reason "
+        "under Skipped).\n",
+        f.family, f.family, f.skipped);
+    if (f.ran.empty()) continue;
+    out += "\n| producer | consumer | cell |\n|---|---|---|\n";
+    for (const CellResult* c : f.ran) {
+      out += fmt::format("| {} | {} | {} |\n", c->property.substr(f.family.size() + 1), c->subject,
+                         cell_label(c));
+    }
+  }
 
   bool any_discard = false;
   for (const auto& c : r.cells) any_discard |= c.discarded_cases() > 0;

@@ -188,3 +188,40 @@ TEST(VersionMatrix, OtherSubjectsStayOut) {
 
 }  // namespace
 }  // namespace serialcheck
+
+namespace serialcheck {
+namespace {
+
+// The other pair families (protocol.negotiated/<producer>, ...) stay out of
+// the subjects x properties table, which would otherwise grow a column per
+// producer and family: each family gets a section listing the pairs that
+// ran and counting those skipped.
+TEST(PairSections, ListThePairsThatRanAndCountTheSkipped) {
+  RunReport r;
+  r.version = "test";
+  r.seed = 7;
+  r.cases = 20;
+  r.subjects = {"cpython-3.7", "cpython-3.13"};
+  r.properties = {"roundtrip.equal", "protocol.negotiated/cpython-3.13",
+                  "protocol.negotiated/cpython-3.7"};
+  r.cells.push_back(cell("cpython-3.7", "roundtrip.equal", Verdict::Pass));
+  r.cells.push_back(cell("cpython-3.13", "roundtrip.equal", Verdict::Pass));
+  r.cells.push_back(cell("cpython-3.7", "protocol.negotiated/cpython-3.13", Verdict::Pass));
+  r.cells.push_back(cell("cpython-3.13", "protocol.negotiated/cpython-3.7", Verdict::Skip));
+  r.cells.push_back(cell("cpython-3.7", "protocol.negotiated/cpython-3.7", Verdict::Skip));
+  const std::string md = markdown_report(r);
+  EXPECT_NE(md.find("| subject | roundtrip.equal |\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| protocol.negotiated/cpython-3.13 |"), std::string::npos) << md;
+  const auto section = md.find("## Pairs of protocol.negotiated");
+  ASSERT_NE(section, std::string::npos) << md;
+  EXPECT_NE(md.find("2 more pairs were skipped", section), std::string::npos) << md;
+  EXPECT_NE(md.find("| cpython-3.13 | cpython-3.7 | pass ", section), std::string::npos) << md;
+  // Negative control: a pair that did not run is not listed as a row.
+  EXPECT_EQ(md.find("| cpython-3.7 | cpython-3.13 |", section), std::string::npos) << md;
+  const std::string text = matrix_text(r);
+  EXPECT_NE(text.find("protocol.negotiated: producer"), std::string::npos) << text;
+  EXPECT_NE(text.find("(2 more pairs skipped)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace serialcheck
