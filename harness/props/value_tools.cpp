@@ -286,12 +286,30 @@ bool fits_double_exactly(const Node* n) {
   return !n->big && n->small() >= -kLimit && n->small() <= kLimit;
 }
 
-// Puts a dict's pairs in the order of their keys' canonical JSON, so two
-// dicts with the same pairs in any order compare equal.
+// A key's text that does not depend on the order of the sets it holds: a
+// set or frozenset lists its items' texts sorted, and a tuple its items'
+// texts in order (keys are hashable: no list or dict inside, and no cycle).
+// Deeper than a key can sensibly be, or of another kind, it is the JSON.
+std::string key_text(const Node* n, int depth = 0) {
+  if (n == nullptr || depth > 64) return to_json(n);
+  if (n->kind == Kind::Set || n->kind == Kind::FrozenSet || n->kind == Kind::Tuple) {
+    std::vector<std::string> items;
+    for (const Node* item : n->items) items.push_back(key_text(item, depth + 1));
+    if (n->kind != Kind::Tuple) std::sort(items.begin(), items.end());
+    std::string out = n->kind == Kind::Tuple ? "(" : n->kind == Kind::Set ? "{" : "f{";
+    for (const std::string& item : items) out += item + ",";
+    return out + (n->kind == Kind::Tuple ? ")" : "}");
+  }
+  return to_json(n);
+}
+
+// Puts a dict's pairs in the order of their keys' canonical text, so two
+// dicts with the same pairs in any order compare equal, whatever order
+// the sets among their keys hold their items in.
 void sort_dict_pairs(Node* dict) {
   std::vector<std::pair<std::string, std::pair<Node*, Node*>>> pairs;
   for (std::size_t i = 0; i + 1 < dict->items.size(); i += 2) {
-    pairs.push_back({to_json(dict->items[i]), {dict->items[i], dict->items[i + 1]}});
+    pairs.push_back({key_text(dict->items[i]), {dict->items[i], dict->items[i + 1]}});
   }
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
