@@ -91,10 +91,12 @@ const GateProperty* find_property(std::string_view id) {
 
 const std::vector<PairFamily>& pair_families() {
   static const std::vector<PairFamily> families = {
-      {kMatrixProperty, {},
+      {kMatrixProperty,
+       {},
        [](const std::string& producer, const std::string&) {
          return props::matrix_property(producer);
        }},
+      {kPython2Property, props::python2_choices(), props::python2_property},
   };
   return families;
 }
