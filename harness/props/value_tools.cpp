@@ -380,8 +380,20 @@ void relax_in_place(Node* root, const std::vector<std::string>& lost) {
       n->f = std::numeric_limits<double>::quiet_NaN();
     }
   }
-  // Keys are compared by their text, so every key is relaxed first.
+  // Keys are compared by their text, so every key is relaxed first, and a
+  // set's items (in whatever order its interpreter iterates them, which the
+  // comparison ignores) are put in the order of their text, innermost sets
+  // first, so that a frozenset key's text does not depend on that order.
   if (dict_order) {
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      Node* n = const_cast<Node*>(*it);
+      if (n->kind != Kind::Set && n->kind != Kind::FrozenSet) continue;
+      std::vector<std::pair<std::string, Node*>> items;
+      for (Node* item : n->items) items.push_back({to_json(item), item});
+      std::stable_sort(items.begin(), items.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t i = 0; i < items.size(); ++i) n->items[i] = items[i].second;
+    }
     for (const Node* cn : nodes) {
       if (cn->kind == Kind::Dict) sort_dict_pairs(const_cast<Node*>(cn));
     }
