@@ -286,12 +286,23 @@ bool fits_double_exactly(const Node* n) {
   return !n->big && n->small() >= -kLimit && n->small() <= kLimit;
 }
 
+Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18);
+
+// A key's canonical JSON as a tree: a key is immutable, so which of its
+// parts are one object (Python's interned '' and the other '') says nothing
+// about it, and must not change where its pair sorts.
+std::string key_text(const Node* key) {
+  Graph scratch;
+  const Node* tree = unshare(key, scratch);
+  return to_json(tree != nullptr ? tree : key);
+}
+
 // Puts a dict's pairs in the order of their keys' canonical JSON, so two
 // dicts with the same pairs in any order compare equal.
 void sort_dict_pairs(Node* dict) {
   std::vector<std::pair<std::string, std::pair<Node*, Node*>>> pairs;
   for (std::size_t i = 0; i + 1 < dict->items.size(); i += 2) {
-    pairs.push_back({to_json(dict->items[i]), {dict->items[i], dict->items[i + 1]}});
+    pairs.push_back({key_text(dict->items[i]), {dict->items[i], dict->items[i + 1]}});
   }
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -389,7 +400,7 @@ void relax_in_place(Node* root, const std::vector<std::string>& lost) {
       Node* n = const_cast<Node*>(*it);
       if (n->kind != Kind::Set && n->kind != Kind::FrozenSet) continue;
       std::vector<std::pair<std::string, Node*>> items;
-      for (Node* item : n->items) items.push_back({to_json(item), item});
+      for (Node* item : n->items) items.push_back({key_text(item), item});
       std::stable_sort(items.begin(), items.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       for (std::size_t i = 0; i < items.size(); ++i) n->items[i] = items[i].second;
@@ -402,7 +413,7 @@ void relax_in_place(Node* root, const std::vector<std::string>& lost) {
 
 // The value as a tree: a node reached twice is copied. nullptr when the
 // value has a cycle or the tree would pass `budget` nodes.
-Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18) {
+Node* unshare(const Node* root, Graph& out, std::size_t budget) {
   std::unordered_map<const Node*, int> in_path;
   std::size_t made = 0;
   bool failed = false;

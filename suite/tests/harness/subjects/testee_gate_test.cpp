@@ -175,6 +175,21 @@ TEST(Fidelity, ListsThatMayHaveBeenTuplesShareAsTuplesDo) {
   EXPECT_FALSE(same_graphs(memoized, two_lists, SharingRule::GlobalsByName, {"tuple"}));
 }
 
+TEST(Fidelity, DictOrderSortsKeysWhateverTheirPartsShare) {
+  // Python 3.6 loads 2.7's empty str as the one interned '', so a tuple key
+  // holds it twice; the same pairs, which sharing inside a key (an
+  // immutable) must not put in another order.
+  const char* apart = R"({"dict": [[{"tuple": []}, {"str": "", "id": 1}],
+                                    [{"tuple": ["", {"ref": 1}]}, null]]})";
+  const char* shared = R"({"dict": [[{"tuple": []}, {"str": "", "id": 1}],
+                                     [{"tuple": [{"ref": 1}, {"ref": 1}]}, null]]})";
+  EXPECT_TRUE(same_graphs(apart, shared, SharingRule::ImmutablesFree, {"dict-order"}));
+  // Negative control: the pairs themselves still count.
+  EXPECT_FALSE(same_graphs(apart, R"({"dict": [[{"tuple": []}, null],
+                                                [{"tuple": ["", ""]}, ""]]})",
+                           SharingRule::ImmutablesFree, {"dict-order"}));
+}
+
 TEST(Fidelity, WithoutSharingTreesCompareAsTrees) {
   const char* shared = R"({"list": [{"list": [1], "id": 1}, {"ref": 1}]})";
   const char* copies = R"({"list": [{"list": [1]}, {"list": [1]}]})";
