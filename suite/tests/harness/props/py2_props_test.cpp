@@ -142,8 +142,9 @@ TEST(Python2Cells, TheReferenceReadsWhatPython27WroteWithEachEncoding) {
 // Every choice's cell passes between the honest stand-ins, on cases it
 // checks (the controls' cells, negative_controls_test.cpp, fail).
 TEST(Python2Cells, TheHonestStandInsPassEveryChoice) {
-  for (const std::string choice : {"ascii", "latin1", "bytes", "no-fix-imports",
-                                   "write-fix-imports", "write-no-fix-imports"}) {
+  for (const char* name : {"ascii", "latin1", "bytes", "no-fix-imports", "write-fix-imports",
+                           "write-no-fix-imports"}) {
+    const std::string choice = name;
     Env e;
     const bool write = choice.rfind("write-", 0) == 0;
     const std::string id =
