@@ -103,6 +103,7 @@ const std::vector<PairFamily>& pair_families() {
        [](const std::string& producer, const std::string&) {
          return props::negotiated_pair_property(producer);
        }},
+      {kPython2Property, props::python2_choices(), props::python2_property},
   };
   return families;
 }

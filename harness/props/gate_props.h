@@ -112,6 +112,8 @@ Applicability applicability(const GateProperty& property, Subject& subject, Prop
 // The producer x consumer matrix: one property "cross.matrix/<producer>"
 // per subject that writes pickles, checked on every subject that reads them.
 inline constexpr std::string_view kMatrixProperty = "cross.matrix";
+// Python 2 and 3 (docs/versions.md): "cross.py2/<producer>@<choice>".
+inline constexpr std::string_view kPython2Property = "cross.py2";
 
 // Properties checked on a consumer with another subject of the run as the
 // producer (cross.matrix is the first): one id "<family>/<producer>" per

@@ -65,4 +65,10 @@ GateProperty matrix_property(const std::string& producer);
 inline constexpr std::string_view kNegotiatedPrefix = "protocol.negotiated/";
 GateProperty negotiated_pair_property(const std::string& producer);
 
+// cross.py2/<producer>@<choice> (py2_props.cpp): Python 2's pickles read by
+// Python 3 with each of its choices, and Python 3's read by Python 2 with
+// each of the writer's; the choices' names in cell order.
+const std::vector<std::string>& python2_choices();
+GateProperty python2_property(const std::string& producer, const std::string& choice);
+
 }  // namespace serialcheck::props

@@ -286,26 +286,19 @@ bool fits_double_exactly(const Node* n) {
   return !n->big && n->small() >= -kLimit && n->small() <= kLimit;
 }
 
-// A key's text that does not depend on the order of the sets it holds: a
-// set or frozenset lists its items' texts sorted, and a tuple its items'
-// texts in order (keys are hashable: no list or dict inside, and no cycle).
-// Deeper than a key can sensibly be, or of another kind, it is the JSON.
-std::string key_text(const Node* n, int depth = 0) {
-  if (n == nullptr || depth > 64) return to_json(n);
-  if (n->kind == Kind::Set || n->kind == Kind::FrozenSet || n->kind == Kind::Tuple) {
-    std::vector<std::string> items;
-    for (const Node* item : n->items) items.push_back(key_text(item, depth + 1));
-    if (n->kind != Kind::Tuple) std::sort(items.begin(), items.end());
-    std::string out = n->kind == Kind::Tuple ? "(" : n->kind == Kind::Set ? "{" : "f{";
-    for (const std::string& item : items) out += item + ",";
-    return out + (n->kind == Kind::Tuple ? ")" : "}");
-  }
-  return to_json(n);
+Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18);
+
+// A key's canonical JSON as a tree: a key is immutable, so which of its
+// parts are one object (Python's interned '' and the other '') says nothing
+// about it, and must not change where its pair sorts.
+std::string key_text(const Node* key) {
+  Graph scratch;
+  const Node* tree = unshare(key, scratch);
+  return to_json(tree != nullptr ? tree : key);
 }
 
-// Puts a dict's pairs in the order of their keys' canonical text, so two
-// dicts with the same pairs in any order compare equal, whatever order
-// the sets among their keys hold their items in.
+// Puts a dict's pairs in the order of their keys' canonical JSON, so two
+// dicts with the same pairs in any order compare equal.
 void sort_dict_pairs(Node* dict) {
   std::vector<std::pair<std::string, std::pair<Node*, Node*>>> pairs;
   for (std::size_t i = 0; i + 1 < dict->items.size(); i += 2) {
@@ -398,8 +391,20 @@ void relax_in_place(Node* root, const std::vector<std::string>& lost) {
       n->f = std::numeric_limits<double>::quiet_NaN();
     }
   }
-  // Keys are compared by their text, so every key is relaxed first.
+  // Keys are compared by their text, so every key is relaxed first, and a
+  // set's items (in whatever order its interpreter iterates them, which the
+  // comparison ignores) are put in the order of their text, innermost sets
+  // first, so that a frozenset key's text does not depend on that order.
   if (dict_order) {
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      Node* n = const_cast<Node*>(*it);
+      if (n->kind != Kind::Set && n->kind != Kind::FrozenSet) continue;
+      std::vector<std::pair<std::string, Node*>> items;
+      for (Node* item : n->items) items.push_back({key_text(item), item});
+      std::stable_sort(items.begin(), items.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t i = 0; i < items.size(); ++i) n->items[i] = items[i].second;
+    }
     for (const Node* cn : nodes) {
       if (cn->kind == Kind::Dict) sort_dict_pairs(const_cast<Node*>(cn));
     }
@@ -408,7 +413,7 @@ void relax_in_place(Node* root, const std::vector<std::string>& lost) {
 
 // The value as a tree: a node reached twice is copied. nullptr when the
 // value has a cycle or the tree would pass `budget` nodes.
-Node* unshare(const Node* root, Graph& out, std::size_t budget = 1u << 18) {
+Node* unshare(const Node* root, Graph& out, std::size_t budget) {
   std::unordered_map<const Node*, int> in_path;
   std::size_t made = 0;
   bool failed = false;

@@ -840,6 +840,15 @@ const TesteeInfo& ExternalSubject::info() const {
 
 namespace {
 
+// The options of cross.py2 go only to a testee that takes them: another one
+// would ignore them and answer as if they were the defaults.
+void require_python2_choices(const TesteeInfo& info, const std::string& option) {
+  if (!info.capabilities.python2_choices) {
+    throw SubjectError(kUnsupported, "the testee takes no " + option +
+                                         " (its hello lists no \"python2_choices\")");
+  }
+}
+
 // The "value" member of a request, which the callers write as text.
 std::string dumps_fields(const Node* value, const DumpOptions& options) {
   std::string json;
@@ -898,7 +907,15 @@ Message ExternalSubject::dumps(const Node* value, const DumpOptions& options) {
   if (!info_->capabilities.can_dump) {
     throw SubjectError(kUnsupported, "the testee does not dump (its hello says \"dumps\": false)");
   }
-  const std::string document = "{\"op\":\"dumps\"," + dumps_fields(value, options) + "}";
+  std::string document = "{\"op\":\"dumps\"," + dumps_fields(value, options);
+  // cross.py2's choices (docs/testee-protocol.md): the writer's fix_imports
+  // only to a testee that takes it; the reader's choice to any writer.
+  if (!options.fix_imports) {
+    require_python2_choices(*info_, "fix_imports=False");
+    document += ",\"fix_imports\":false";
+  }
+  if (options.reader_chooses_encoding) document += ",\"reader_chooses_encoding\":true";
+  document += "}";
   const Reply reply = request("dumps", document, {}, config_.timeout_s);
   const auto& d = reply.doc;
   if (!d.contains("frame_lengths")) protocol_failure(reply, "the response has no \"frame_lengths\"");
@@ -936,6 +953,14 @@ Node* ExternalSubject::loads(const Message& message, Graph& graph, const LoadOpt
   LoadsParts parts = loads_parts(message, options);
   nlohmann::json fields = std::move(parts.fields);
   fields["op"] = "loads";
+  if (!options.encoding.empty()) {
+    require_python2_choices(*info_, "encoding=" + options.encoding);
+    fields["encoding"] = options.encoding;
+  }
+  if (!options.fix_imports) {
+    require_python2_choices(*info_, "fix_imports=False");
+    fields["fix_imports"] = false;
+  }
   const Reply reply = request("loads", fields.dump(), parts.frames, config_.timeout_s);
   const auto [offset, size] = find_value_member(reply.text);
   if (offset == std::string_view::npos) protocol_failure(reply, "the response has no \"value\"");
@@ -1207,6 +1232,7 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   // testee's own interpreter; "by_value_pickler", which an earlier version
   // of the protocol read, is not used: the runner's Python is not the testee's.
   caps.by_value = capability_flag(j, "by_value", false);
+  caps.python2_choices = capability_flag(j, "python2_choices", false);
   if (caps.by_value && !(caps.can_dump && caps.can_load)) {
     bad_capability("by_value", "a testee that does not both dump and load cannot pickle by value");
   }

@@ -7,9 +7,13 @@
 
 #include "harness/props/value_tools.h"
 #include "harness/subjects/reference_subject.h"
+#include "reference/common/utf8.h"
 #include "reference/device/device.h"
 #include "reference/frames/family.h"
+#include "reference/pickle/compat.h"
+#include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
+#include "reference/pickle/scan.h"
 
 namespace serialcheck {
 namespace {
@@ -202,6 +206,7 @@ class Mutant : public ReferenceSubject {
       return with_owned_frames(ReferenceSubject::dumps(v, options));
     }
     DumpOptions o = options;
+    if (is("ignores-fix-imports")) o.fix_imports = false;
     if (is("first-item-only")) {
       const bool first_is_array = value->kind == Kind::NDArray ||
                                   (!value->items.empty() && value->items.front() != nullptr &&
@@ -293,6 +298,124 @@ class Mutant : public ReferenceSubject {
   std::string last_frame0_;
 };
 
+// ---- Python 2 and Python 3 stand-ins (cross.py2) --------------------------
+
+// The first global a stream below protocol 3 names, as it spells it, whose
+// module the other Python lacks: a Python 2 name (__builtin__, copy_reg)
+// for a Python 3 reader without fix_imports, a Python 3 name (builtins,
+// copyreg) for a Python 2 reader. Empty when there is none.
+std::string foreign_module(const Message& m, bool reader_is_python2) {
+  if (m.frames.empty()) return {};
+  pickle::ScanOptions options;
+  options.fix_imports = false;
+  const pickle::ScanResult scanned = pickle::scan(m.frames[0].view(), pickle::Allowlist{}, options);
+  if (scanned.protocol >= 3) return {};
+  for (const pickle::ScanEntry& e : scanned.entries) {
+    if (e.kind != pickle::ScanEntry::Kind::Global) continue;
+    const pickle::QualifiedName other = reader_is_python2
+                                            ? pickle::py3_to_py2(e.module, e.qualname)
+                                            : pickle::py2_to_py3(e.module, e.qualname);
+    if (other.first != e.module) return e.module;
+  }
+  return {};
+}
+
+// A Python 2 or Python 3 pickle module made of the reference, for the
+// negative controls of cross.py2 where no Python 2 is installed. Python 2
+// writes protocols 0-2 with bytes as its str (STRING, BINSTRING) and
+// Python 2's module names, and reads its str as bytes; Python 3 honours
+// loads' encoding and fix_imports. Each fails to import a module of the
+// other, naming it, as the real ones do. A bug makes a control of it.
+class PythonStandIn : public ReferenceSubject {
+ public:
+  PythonStandIn(std::string name, int major, std::string_view bug)
+      : name_(std::move(name)), major_(major), bug_(bug) {}
+  std::string name() const override { return name_; }
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.native_codec = false;  // it imports, as a Python does
+    c.cpython_bytes = false;
+    c.families.clear();
+    if (major_ == 2) {
+      c.python_version = "2.7.18";
+      c.max_protocol = 2;
+      c.default_protocol = 0;
+      c.python2_choices = false;
+    } else {
+      c.python_version = "3.11.7";
+      c.default_protocol = 4;
+    }
+    return c;
+  }
+  Message dumps(const Node* value, const DumpOptions& options) override {
+    if (major_ == 3) return ReferenceSubject::dumps(value, options);
+    if (options.protocol > 2) {
+      throw SubjectError(kUnsupported, "Python 2 writes protocols 0-2 only");
+    }
+    // As the Python adapter under 2.7: bytes beyond ASCII only for a reader
+    // that chose how to load them.
+    if (!options.reader_chooses_encoding) {
+      for (const Node* n : reachable(value)) {
+        if (n->kind == Kind::Bytes && !is_ascii(n->payload())) {
+          throw SubjectError(kUnsupported, "bytes beyond ASCII for the default ASCII reader");
+        }
+      }
+    }
+    pickle::EncodeOptions enc;
+    enc.protocol = options.protocol;
+    enc.python2_strs = true;
+    Message m;
+    try {
+      m.frames.push_back(Frame::owned(pickle::encode(value, enc).bytes));
+    } catch (const pickle::PickleError& e) {
+      throw SubjectError(std::string(pickle::error_kind_name(e.kind())), e.detail());
+    }
+    m.header = {{"serializer", "pickle"},
+                {"protocol", options.protocol},
+                {"writeable", nlohmann::json::array()}};
+    return m;
+  }
+  Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
+    LoadOptions o = options;
+    if (major_ == 2) {
+      o = LoadOptions{};
+      o.max_protocol = 2;
+      o.encoding = "bytes";  // its str is bytes
+    } else if (bug_ == "py2-strs-as-latin1") {
+      o.encoding = "latin1";
+    } else if (bug_ == "py2-strs-as-ascii") {
+      o.encoding = "ASCII";
+    }
+    if (major_ == 2 || !options.fix_imports) {
+      if (const std::string module = foreign_module(m, major_ == 2); !module.empty()) {
+        if (bug_ == "py2-names-without-clue" || bug_ == "py2-reader-without-clue") {
+          throw SubjectError("ImportError", "a module of the stream cannot be imported");
+        }
+        throw SubjectError(major_ == 2 ? "ImportError" : "ModuleNotFoundError",
+                           "No module named '" + module + "'");
+      }
+    }
+    o.fix_imports = true;  // Python 2's own names, or no name to map
+    return ReferenceSubject::loads(m, graph, o);
+  }
+
+ private:
+  std::string name_;
+  int major_;
+  std::string_view bug_;
+};
+
+// The Python major version of a stand-in mutant (cross.py2's consumers), or
+// 0 for the other mutants.
+int stand_in_major(std::string_view mutant) {
+  if (mutant == "py2-reader-without-clue") return 2;
+  if (mutant == "py2-strs-as-latin1" || mutant == "py2-strs-as-ascii" ||
+      mutant == "py2-names-without-clue") {
+    return 3;
+  }
+  return 0;
+}
+
 }  // namespace
 
 const std::vector<NegativeControl>& negative_controls() {
@@ -331,6 +454,12 @@ const NegativeControl* find_negative_control(std::string_view property_id) {
   return nullptr;
 }
 
+std::unique_ptr<Subject> make_python_stand_in(int major, std::string name) {
+  if (major != 2 && major != 3) return nullptr;
+  if (name.empty()) name = major == 2 ? "python-2" : "python-3";
+  return std::make_unique<PythonStandIn>(std::move(name), major, std::string_view());
+}
+
 std::string negative_control_for(std::string_view property_id) {
   const NegativeControl* first = find_negative_control(property_id);
   if (first == nullptr) return {};
@@ -349,6 +478,9 @@ std::unique_ptr<Subject> make_mutant_subject(std::string_view mutant, std::strin
   for (const NegativeControl& c : negative_controls()) {
     if (c.mutant != mutant) continue;
     if (name.empty()) name = c.role == Role::Peer ? std::string(c.peer) : std::string(c.mutant);
+    if (const int major = stand_in_major(c.mutant); major != 0) {
+      return std::make_unique<PythonStandIn>(std::move(name), major, c.mutant);
+    }
     return std::make_unique<Mutant>(std::move(name), c.mutant);
   }
   return nullptr;

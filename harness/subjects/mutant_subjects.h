@@ -41,4 +41,13 @@ std::string negative_control_for(std::string_view property_id);
 // nullptr for an unknown one.
 std::unique_ptr<Subject> make_mutant_subject(std::string_view mutant, std::string name = {});
 
+// An honest stand-in for Python `major` (2 or 3) made of the reference, for
+// cross.py2's tests and controls where no Python 2 is installed: Python 2
+// writes protocols 0-2 with bytes as its str and its own module names and
+// reads its str as bytes; Python 3 honours loads' encoding and fix_imports.
+// Each fails to import the other's module names with an error naming the
+// module. Named `name` ("python-2", "python-3" when empty); nullptr for
+// another major version.
+std::unique_ptr<Subject> make_python_stand_in(int major, std::string name = {});
+
 }  // namespace serialcheck

@@ -130,6 +130,9 @@ class PickleSubject final : public PythonSubject {
     caps.python_values = true;
     caps.python_version = embedded_python_version();
     caps.families = {"pickle"};
+    // pickle's dumps and loads take fix_imports and encoding; cloudpickle's
+    // CloudPickler takes no fix_imports.
+    caps.python2_choices = flavor_ != Flavor::Cloud;
     if (flavor_ == Flavor::Cloud) caps.by_value_pickler = module_;
     return caps;
   }
@@ -144,6 +147,11 @@ class PickleSubject final : public PythonSubject {
         out_of_band ? python::get_attr(buffers.get(), "append") : PyRef::borrow(Py_None);
     PyRef kwargs = check(Py_BuildValue("{s:i,s:O}", "protocol", options.protocol, "buffer_callback",
                                        callback.get()));
+    if (flavor_ != Flavor::Cloud && !options.fix_imports) {
+      if (PyDict_SetItemString(kwargs.get(), "fix_imports", Py_False) != 0) {
+        python::throw_python_error();
+      }
+    }
     PyRef data;
     if (flavor_ == Flavor::Pure || persistent_ids_) {
       PyRef file = check(PyObject_CallNoArgs(python::get_attr(io().get(), "BytesIO").get()));
@@ -178,7 +186,7 @@ class PickleSubject final : public PythonSubject {
     return message;
   }
 
-  PyRef loads_object(const Message& message, const LoadOptions& /*options*/) override {
+  PyRef loads_object(const Message& message, const LoadOptions& options) override {
     require_available();
     if (message.frames.empty()) throw SubjectError("bad-message", "no pickle frame");
     const auto& header = message.header;
@@ -207,6 +215,17 @@ class PickleSubject final : public PythonSubject {
       }
     }
     PyRef kwargs = check(Py_BuildValue("{s:O}", "buffers", buffers.get()));
+    // What Python 2 wrote: how its str loads, and whether its module names
+    // are mapped (cross.py2); the loader's defaults otherwise.
+    if (!options.encoding.empty()) {
+      PyRef encoding = check(PyUnicode_FromString(options.encoding.c_str()));
+      if (PyDict_SetItemString(kwargs.get(), "encoding", encoding.get()) != 0) {
+        python::throw_python_error();
+      }
+    }
+    if (!options.fix_imports && PyDict_SetItemString(kwargs.get(), "fix_imports", Py_False) != 0) {
+      python::throw_python_error();
+    }
     if (flavor_ == Flavor::Pure) {
       PyRef file =
           check(PyObject_CallOneArg(python::get_attr(io().get(), "BytesIO").get(), data.get()));

@@ -1,6 +1,7 @@
 #include "harness/subjects/reference_subject.h"
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,23 @@ SubjectError to_subject_error(const pickle::PickleError& e) {
                       e.detail() + " (at byte " + std::to_string(e.offset()) + ")");
 }
 
+// Python 3's pickle.loads(encoding=) for a Python 2 str, among the codecs
+// the model holds (docs/versions.md, "Python 2 and 3"); any other codec is
+// one the reference has no decoding for.
+pickle::Python2Str python2_str_of(const std::string& encoding) {
+  std::string e;
+  for (const char ch : encoding) {
+    e += ch == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  if (e.empty() || e == "ascii" || e == "us-ascii") return pickle::Python2Str::Ascii;
+  if (e == "latin1" || e == "latin-1" || e == "iso-8859-1") return pickle::Python2Str::Latin1;
+  if (e == "bytes") return pickle::Python2Str::Bytes;
+  throw SubjectError(kUnsupported,
+                     "the reference decodes a Python 2 str as ASCII, latin-1 or "
+                     "bytes only, not as " +
+                         encoding);
+}
+
 }  // namespace
 
 Capabilities ReferenceSubject::capabilities() const {
@@ -33,6 +51,7 @@ Capabilities ReferenceSubject::capabilities() const {
   caps.python_version = target_.name();
   caps.native_codec = true;
   caps.families = {"pickle"};
+  caps.python2_choices = true;
   return caps;
 }
 
@@ -40,6 +59,7 @@ Message ReferenceSubject::dumps(const Node* value, const DumpOptions& options) {
   pickle::EncodeOptions enc;
   enc.protocol = options.protocol;
   enc.target = target_;
+  enc.fix_imports = options.fix_imports;
   if (options.out_of_band && options.protocol >= 5) {
     enc.buffer_callback = [](const Node&) { return false; };
   }
@@ -88,6 +108,8 @@ Node* ReferenceSubject::loads(const Message& message, Graph& graph, const LoadOp
   // A version before 3.8 reads no protocol 5, as its unpickler.
   dec.max_protocol = std::min(options.max_protocol, target_.highest_protocol());
   dec.buffers = views;
+  dec.fix_imports = options.fix_imports;
+  dec.python2_str = python2_str_of(options.encoding);
   const Frame& pickled = message.frames[0];
   try {
     auto result =

@@ -99,6 +99,11 @@ struct DumpOptions {
   // module names (__builtin__, copy_reg) for Python 3's. A subject that has
   // no such choice ignores it (cross.py2 asks only Python 3 writers).
   bool fix_imports = true;
+  // cross.py2: the pickle is for a Python 3 reader that chose how to load a
+  // Python 2 str (LoadOptions::encoding), so a Python 2 writer writes bytes
+  // beyond ASCII as well, which it otherwise refuses (the default ASCII
+  // reader cannot read them back).
+  bool reader_chooses_encoding = false;
 };
 
 struct LoadOptions {

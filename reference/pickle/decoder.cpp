@@ -6,8 +6,9 @@
 //
 // Choices where the model or the "never execute" rule forces one:
 // - STRING/BINSTRING/SHORT_BINSTRING (Python 2 str) decode as CPython 3
-//   decodes them by default (encoding="ASCII"): a Str when every byte is
-//   ASCII, BadValue otherwise.
+//   decodes them with DecodeOptions::python2_str: by default (encoding=
+//   "ASCII") a Str when every byte is ASCII, BadValue otherwise; "latin1"
+//   a Str of the bytes' code points; "bytes" a Bytes.
 // - EXT1/2/4 consult no registry: the value is an inert extension reference
 //   Object(Global("copyreg", "_inverted_registry"), (code,)), read as "the
 //   global registered under `code`" (reference/pickle/extension.h), a new
@@ -421,14 +422,28 @@ class Decoder {
          fmt::format("{} argument is not valid UTF-8: '{}'", op_name(), printable(utf8)));
   }
   Node* py2_string(std::string_view bytes) {
-    if (!is_ascii(bytes)) {
-      fail(ErrorKind::BadValue,
-           fmt::format("{} holds non-ASCII bytes; a Python 2 str loads as ASCII text "
-                       "(CPython's default encoding)",
-                       op_name()));
+    // As latin-1 text a byte beyond ASCII takes two bytes of UTF-8.
+    charge_node(options_.python2_str == Python2Str::Latin1 ? 2 * bytes.size() : bytes.size());
+    switch (options_.python2_str) {
+      case Python2Str::Bytes: return graph_.bytes_copy(bytes);
+      case Python2Str::Latin1: {
+        std::string utf8;
+        utf8.reserve(bytes.size() * 2);
+        for (const char ch : bytes) append_utf8(utf8, static_cast<unsigned char>(ch));
+        return graph_.str(std::move(utf8));
+      }
+      case Python2Str::Ascii: break;
     }
-    charge_node(bytes.size());
+    if (!is_ascii(bytes)) not_ascii(bytes);
     return graph_.str_copy(bytes);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void not_ascii(std::string_view bytes) const {
+    std::size_t at = 0;
+    while (static_cast<unsigned char>(bytes[at]) < 0x80) ++at;
+    fail(ErrorKind::BadValue,
+         fmt::format("{} holds byte 0x{:02x} at position {}, beyond ASCII; a Python 2 str "
+                     "loads as 'ascii' text unless another encoding is chosen",
+                     op_name(), static_cast<unsigned char>(bytes[at]), at));
   }
   Node* tuple(std::vector<Node*> items) {
     charge_node(0, items.size());

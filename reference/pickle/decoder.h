@@ -86,6 +86,10 @@ struct DecodeStats {
   std::size_t max_stack = 0;  // most items on the stack at once
 };
 
+// The encodings of Python 3's pickle.loads(encoding=) that the model can
+// hold: every other codec decodes bytes into text some other way.
+enum class Python2Str { Ascii, Latin1, Bytes };
+
 struct DecodeOptions {
   // Emulates an older loader: a PROTO opcode above this fails with
   // UnsupportedProtocolError naming both protocols.
@@ -93,6 +97,10 @@ struct DecodeOptions {
   // Maps Python 2 names (__builtin__, copy_reg...) to Python 3 names for
   // streams below protocol 3, as CPython's fix_imports does.
   bool fix_imports = true;
+  // How a Python 2 str (STRING, BINSTRING, SHORT_BINSTRING) loads, as
+  // Python 3's pickle.loads(encoding=) says: ASCII text (the default; a byte
+  // beyond ASCII fails), latin-1 text (each byte its code point), or bytes.
+  Python2Str python2_str = Python2Str::Ascii;
   std::span<const BufferView> buffers;
   // NEXT_BUFFER beyond `buffers` reads as an empty read-only buffer instead
   // of failing: for looking at a stream whose buffers are elsewhere.

@@ -425,9 +425,42 @@ void Encoder::save_bytes_reduce(std::string_view data, const Node* self) {
   }
 }
 
+// Python 2's save_string: BINSTRING forms in binary protocols, else STRING
+// with the str's repr (quoted with ', every byte outside printable ASCII, a
+// quote and a backslash escaped).
+void Encoder::save_python2_str(std::string_view data) {
+  if (bin_) {
+    save_counted(data, true, true, {Op::SHORT_BINSTRING, Op::BINSTRING, Op::BINSTRING},
+                 "a Python 2 str");
+    return;
+  }
+  std::string text = "'";
+  for (const char ch : data) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (ch == '\\' || ch == '\'') {
+      text += '\\';
+      text += ch;
+    } else if (b < 0x20 || b >= 0x7f) {
+      constexpr char kHex[] = "0123456789abcdef";
+      text += "\\x";
+      text += kHex[b >> 4];
+      text += kHex[b & 0xf];
+    } else {
+      text += ch;
+    }
+  }
+  text += '\'';
+  put(op(Op::STRING));
+  write(text);
+  put('\n');
+}
+
 void Encoder::save_bytes(const Node* n) {
   if (proto_ >= 3) {
     save_bytes_data(n->payload(), true);
+    memo_put_node(n);
+  } else if (options_.python2_strs) {
+    save_python2_str(n->payload());
     memo_put_node(n);
   } else {
     save_bytes_reduce(n->payload(), n);

@@ -32,6 +32,11 @@ struct EncodeOptions {
   // Map Python 3 names to Python 2 names below protocol 3, as CPython's
   // fix_imports=True (the default of pickle.dumps) does.
   bool fix_imports = true;
+  // Below protocol 3, write bytes as Python 2 writes its str (STRING,
+  // SHORT_BINSTRING, BINSTRING) instead of as Python 3's bytes reduce: a
+  // stand-in for a Python 2 writer where none is installed (cross.py2's
+  // tests). Python 3 reads such a str as its loads(encoding=) says.
+  bool python2_strs = false;
 };
 
 struct EncodeResult {

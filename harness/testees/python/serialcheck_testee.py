@@ -1823,6 +1823,7 @@ def _preset_pickle():
     import pickle as module
     c = _pickle_is_c(module.dumps)
     return dict(dumps=module.dumps, loads=module.loads, version=_interpreter_version(),
+                python2_choices=True,
                 pickler=module.Pickler, unpickler=module.Unpickler,
                 implementation="%s, pickle (%s)" % (
                     _interpreter(), "C _pickle" if c else "pure Python"),
@@ -1842,6 +1843,7 @@ def _preset_pickle_py():
                     implementation=_with_mapping("%s, pickle (pure Python)" % _interpreter()),
                     highest=module.HIGHEST_PROTOCOL)
     return dict(dumps=module._dumps, loads=module._loads, version=_interpreter_version(),
+                python2_choices=True,
                 pickler=module._Pickler, unpickler=module._Unpickler,
                 implementation="%s, pickle._dumps/_loads (pure Python)" % _interpreter(),
                 highest=module.HIGHEST_PROTOCOL)
@@ -2054,14 +2056,16 @@ def _is_cpickle(pickler):
     return cpickle is not None and pickler is getattr(cpickle, "Pickler", None)
 
 
-def _check_py2_dumps(n):
+def _check_py2_dumps(n, reader_chooses_encoding=False):
     """Raises Unsupported for a value Python 2's pickle cannot write so that
     Python 3 reads it back: bytes beyond ASCII (written as a Python 2 str,
-    STRING or BINSTRING, which Python 3 loads as ASCII text; ASCII bytes come
-    back as a str, hence the str-bytes relaxation), and a str holding a
-    surrogate pair (Python 2's UTF-8 codec joins the two into one code
-    point)."""
-    if n.kind == "bytes" and any(b >= 0x80 for b in bytearray(n.value)):
+    STRING or BINSTRING, which Python 3 loads as ASCII text by default; ASCII
+    bytes come back as a str, hence the str-bytes relaxation) unless the
+    request says the reader chooses another encoding (cross.py2), and a str
+    holding a surrogate pair (Python 2's UTF-8 codec joins the two into one
+    code point)."""
+    if n.kind == "bytes" and not reader_chooses_encoding and \
+            any(b >= 0x80 for b in bytearray(n.value)):
         raise Unsupported("Python 2 writes bytes as its str (STRING/BINSTRING), which Python 3 "
                           "loads as ASCII text: bytes beyond ASCII do not come back")
     if n.kind == "str" and _SURROGATE_PAIR.search(n.value):
@@ -2101,7 +2105,7 @@ class Testee(object):
                  write_protocols=None, read_protocols=None, out_of_band=None,
                  limit_loader=False, cpython_bytes=False, cannot_express=(), kinds=None,
                  without_kinds=(), unavailable=None, verbose=True, by_value=False,
-                 pickler=None, unpickler=None):
+                 pickler=None, unpickler=None, python2_choices=False):
         self.dumps = dumps
         self.loads = loads
         # The Pickler and Unpickler classes that persistent ids go through
@@ -2127,6 +2131,9 @@ class Testee(object):
         self.by_value = bool(by_value) and dumps is not None and loads is not None
         self.unavailable = unavailable
         self.verbose = verbose
+        # loads takes Python 3's encoding= and fix_imports=, dumps its
+        # fix_imports= (never on Python 2, whose pickle has neither).
+        self.python2_choices = bool(python2_choices) and not PY2
 
     def takes_persistent_ids(self):
         """Whether persid values can be dumped and loaded: each half there
@@ -2156,6 +2163,8 @@ class Testee(object):
         caps.update(interpreter_claims())
         if self.by_value:
             caps["by_value"] = True
+        if self.python2_choices:
+            caps["python2_choices"] = True
         return caps
 
     # -- requests --------------------------------------------------------
@@ -2224,19 +2233,49 @@ class Testee(object):
         if "value" not in req:
             raise BadRequest("dumps needs 'value'")
         root = nodes_from_json(req["value"])
+        chooses = self._flag(req, "reader_chooses_encoding", False)
         persistent = False
         for n in _walk(root):
             if n.kind in self.without_kinds:
                 raise Unsupported("%s values are left out (--without-kinds)" % n.kind)
             if PY2:
-                _check_py2_dumps(n)
+                _check_py2_dumps(n, chooses)
             if n.kind == "persid":
                 persistent = True
         if persistent and protocol == 0 and PY2 and _is_cpickle(self.pickler):
             raise Unsupported("cPickle writes a persistent id at protocol 0 only when it is a "
                               "Python 2 str (bytes here), and a pid is text in Python 3")
         dumps = self._persistent_dumps() if persistent else self.dumps
+        fix_imports = self._python2_choices(req, ("fix_imports",)).get("fix_imports", True)
+        if not fix_imports:
+            dumps = functools.partial(dumps, fix_imports=False)
         return objects_from_nodes(root), protocol, out_of_band, dumps
+
+    def _flag(self, req, field, default):
+        value = req.get(field, default)
+        if not isinstance(value, bool):
+            raise BadRequest("%s: %r must be true or false" % (req.get("op"), field))
+        return value
+
+    def _python2_choices(self, req, fields):
+        """The request's Python 2 choices among `fields` ("encoding",
+        "fix_imports") as keyword arguments of pickle's loads or dumps. A
+        testee that does not take them refuses them (Python 2's pickle, a
+        serializer whose functions have no such parameters): ignored, they
+        would be answered as if they were the defaults."""
+        chosen = {}
+        if "encoding" in fields and "encoding" in req:
+            encoding = req["encoding"]
+            if not isinstance(encoding, (str, TEXT)) or not encoding:
+                raise BadRequest("loads: 'encoding' must be a codec name or \"bytes\"")
+            chosen["encoding"] = str(encoding)
+        if "fix_imports" in fields and "fix_imports" in req:
+            chosen["fix_imports"] = self._flag(req, "fix_imports", True)
+        if chosen and not self.python2_choices:
+            raise Unsupported("%s takes no %s here (%s)" % (
+                req.get("op"), " or ".join(sorted(chosen)),
+                "Python 2's pickle has none" if PY2 else "no python2_choices"))
+        return chosen
 
     def _persistent_dumps(self):
         """A dumps whose pickler writes each fixtures Persistent as its pid."""
@@ -2245,11 +2284,13 @@ class Testee(object):
                               "method, and this testee's dumps comes without one")
         pickler_class = fixtures_module().with_persistent_ids(self.pickler)
 
-        def dumps(obj, protocol, buffer_callback=None):
+        def dumps(obj, protocol, buffer_callback=None, fix_imports=True):
             f = io.BytesIO()
             kwargs = {"protocol": protocol}
             if buffer_callback is not None:
                 kwargs["buffer_callback"] = buffer_callback
+            if not fix_imports:
+                kwargs["fix_imports"] = False
             pickler_class(f, **kwargs).dump(obj)
             return f.getvalue()
         return dumps
@@ -2262,12 +2303,10 @@ class Testee(object):
             return self.loads, kwargs
         unpickler_class = fixtures_module().with_persistent_load(self.unpickler)
 
-        def loads(data, buffers=None):
-            f = io.BytesIO(data)
-            if buffers is None:
-                return unpickler_class(f).load()
-            return unpickler_class(f, buffers=buffers).load()
-        return loads, {k: v for k, v in kwargs.items() if k == "buffers"}
+        def loads(data, **chosen):
+            return unpickler_class(io.BytesIO(data), **chosen).load()
+        return loads, {k: v for k, v in kwargs.items()
+                       if k in ("buffers", "encoding", "fix_imports")}
 
     def do_dumps(self, req):
         obj, protocol, out_of_band, dumps = self._dump_input(req)
@@ -2310,6 +2349,7 @@ class Testee(object):
             kwargs["buffers"] = buffers
         if self.limit_loader:
             kwargs["max_protocol"] = req.get("max_protocol", 5)
+        kwargs.update(self._python2_choices(req, ("encoding", "fix_imports")))
         return BYTES(frames[0]), kwargs
 
     def do_loads(self, req, frames):
@@ -2603,6 +2643,7 @@ def _setup(args):
             claims["pickler"] = info.get("pickler")
             claims["unpickler"] = info.get("unpickler")
             claims["by_value"] = info.get("by_value", False)
+            claims["python2_choices"] = info.get("python2_choices", False)
             claims["version"] = info["version"]
             claims["implementation"] = info["implementation"]
             name = name or args.preset
@@ -2616,6 +2657,9 @@ def _setup(args):
             loads, module = import_attr(args.loads)
             claims["unpickler"] = getattr(module, "Unpickler", None)
         if args.dumps or args.loads:
+            # Whether another dumps or loads takes encoding= and
+            # fix_imports= is not known.
+            claims["python2_choices"] = False
             claims["implementation"] = "%s, %s" % (
                 _interpreter(), " / ".join(s for s in (args.dumps, args.loads) if s))
             claims.setdefault("version", _interpreter_version())

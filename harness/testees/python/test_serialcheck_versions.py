@@ -303,6 +303,76 @@ def test_the_python2_mapping_in_this_process():
 
 
 # ---------------------------------------------------------------------------
+# Python 2 and 3: loads' encoding= and fix_imports=, dumps' fix_imports=
+# (cross.py2, docs/testee-protocol.md)
+
+# What cPickle 2.7 writes at protocol 2 for the str '\xe9t\xe9' (a
+# SHORT_BINSTRING), and for set([1]) (a __builtin__ name).
+PY2_STR = b"\x80\x02U\x03\xe9t\xe9q\x01."
+PY2_SET = b"\x80\x02c__builtin__\nset\nq\x01]q\x02K\x01a\x85Rq\x03."
+
+
+def test_python2_choices_are_claimed_by_the_pickle_presets_on_python3():
+    for preset in ("pickle", "pickle-py"):
+        with adapter("--preset", preset) as t:
+            caps = t.hello()["capabilities"]
+            assert caps.get("python2_choices", False) is (not PY2), (preset, caps)
+
+
+def test_loads_honours_encoding_and_fix_imports():
+    with adapter("--preset", "pickle") as t:
+        t.hello()
+        if PY2:
+            # Python 2's pickle has neither: refused, never answered as if
+            # they were the defaults.
+            for field, value in (("encoding", "latin1"), ("fix_imports", False)):
+                doc, _ = t.ask({"op": "loads", "max_protocol": 2, field: value}, [PY2_STR])
+                assert doc["error"]["kind"] == "unsupported", (field, doc)
+            return
+        answers = {}
+        for encoding in ("ASCII", "latin1", "bytes"):
+            answers[encoding], _ = t.ask({"op": "loads", "max_protocol": 2,
+                                          "encoding": encoding}, [PY2_STR])
+        assert answers["latin1"]["value"] == u"\xe9t\xe9", answers
+        assert answers["bytes"]["value"] == {"bytes": "e974e9"}, answers
+        error = answers["ASCII"]["error"]
+        assert error["kind"] == "UnicodeDecodeError" and "ascii" in error["message"], error
+        doc, _ = t.ask({"op": "loads", "max_protocol": 2}, [PY2_SET])
+        assert doc["value"] == {"set": [1]}, doc
+        doc, _ = t.ask({"op": "loads", "max_protocol": 2, "fix_imports": False}, [PY2_SET])
+        assert not doc["ok"] and "__builtin__" in doc["error"]["message"], doc
+        doc, _ = t.ask({"op": "loads", "max_protocol": 2, "encoding": 5}, [PY2_STR])
+        assert doc["error"]["kind"] == "bad-request", doc
+
+
+def test_dumps_honours_fix_imports():
+    request = {"op": "dumps", "value": {"set": [1]}, "protocol": 2, "out_of_band": False}
+    with adapter("--preset", "pickle") as t:
+        t.hello()
+        doc, written = t.ask(request)
+        assert doc["ok"] and b"c__builtin__\nset\n" in written[0], (doc, written)
+        doc, written = t.ask(dict(request, fix_imports=False))
+        if PY2:
+            assert doc["error"]["kind"] == "unsupported", doc
+            return
+        assert doc["ok"] and b"cbuiltins\nset\n" in written[0], (doc, written)
+        doc, _ = t.ask(dict(request, fix_imports="no"))
+        assert doc["error"]["kind"] == "bad-request", doc
+
+
+def test_python2_writes_bytes_beyond_ascii_for_a_reader_that_chooses():
+    if not PY2:
+        skip("Python 2 only: Python %s writes bytes as bytes" % VERSION)
+    request = {"op": "dumps", "value": {"bytes": "e974e9"}, "protocol": 2, "out_of_band": False}
+    with adapter("--preset", "pickle") as t:
+        t.hello()
+        doc, _ = t.ask(request)
+        assert doc["error"]["kind"] == "unsupported", doc
+        doc, written = t.ask(dict(request, reader_chooses_encoding=True))
+        assert doc["ok"] and b"U\x03\xe9t\xe9" in written[0], (doc, written)
+
+
+# ---------------------------------------------------------------------------
 # Fixture classes a version cannot have
 
 # The state each class's reduce has (protocol 2): a __dict__, the

@@ -337,6 +337,7 @@ class Encoder : private PickleWriter {
   void fresh_tuple_end(std::size_t len);
   bool fresh_tuple_needs_mark(std::size_t len) const { return !(proto_ >= 2 && len <= 3); }
   void save_bytes_reduce(std::string_view data, const Node* self);
+  void save_python2_str(std::string_view data);
   inline void save_bytes(const Node* n);
   [[gnu::always_inline]] inline void save_bytearray(const Node* n);
   [[gnu::always_inline]] inline void save_picklebuffer(const Node* n);

@@ -80,6 +80,9 @@ struct Env {
   ReferenceSubject reference;
   OracleStandIn cpython;
   DistributedStandIn distributed;
+  // cross.py2's two sides (make_python_stand_in).
+  std::unique_ptr<Subject> python2 = make_python_stand_in(2);
+  std::unique_ptr<Subject> python3 = make_python_stand_in(3);
   std::map<std::string, std::unique_ptr<Subject>> peers;
   PropertyEnv env;
   Env() {
@@ -88,6 +91,8 @@ struct Env {
       if (name == "reference") return &reference;
       if (name == "cpython") return &cpython;
       if (name == "distributed") return &distributed;
+      if (name == python2->name()) return python2.get();
+      if (name == python3->name()) return python3.get();
       // reference@3.X: the reference at another version's target.
       if (auto target = pickle::PythonTarget::parse(name.substr(name.find('@') + 1));
           name.rfind("reference@", 0) == 0 && target) {
@@ -130,15 +135,31 @@ inline CellRun run_cell(const GateProperty& property, Subject& subject, Env& e,
   return v;
 }
 
+// cross.py2's choices that a Python 3 writer makes for a Python 2 reader.
+inline bool python2_writer_choice(std::string_view id) {
+  return id.rfind("cross.py2/", 0) == 0 && id.find("@write-") != std::string_view::npos;
+}
+
 inline std::string property_for(const NegativeControl& c) {
   // A pair family's control is registered under the producer "*": the
-  // property is made on demand for the reference as the producer.
+  // property is made on demand for a producer that can write for it: for
+  // cross.py2 a Python 2 writer for a Python 3 reader's choices, a Python 3
+  // writer (the reference) for a Python 2 reader; else the reference.
   std::string id(c.property);
   if (auto pair = parse_pair_id(id); pair && pair->producer == "*") {
-    id = std::string(pair->family->id) + "/reference" +
+    const bool python2_writer = pair->family->id == "cross.py2" && !python2_writer_choice(id);
+    id = std::string(pair->family->id) + "/" + (python2_writer ? "python-2" : "reference") +
          (pair->choice.empty() ? "" : "@" + pair->choice);
   }
   return id;
+}
+
+// The honest subject a property runs on where a peer is broken, and whose
+// cells must pass where nothing is: the reference, or for cross.py2 the
+// stand-in of the Python that reads.
+inline Subject& honest_consumer(std::string_view id, Env& e) {
+  if (id.rfind("cross.py2/", 0) != 0) return e.reference;
+  return python2_writer_choice(id) ? *e.python2 : *e.python3;
 }
 
 // Runs the control's property on its mutant (or, for a peer's control, on
@@ -153,7 +174,7 @@ inline void expect_fails_on_control(const NegativeControl& c) {
   Subject* subject = mutant.get();
   if (c.role == NegativeControl::Role::Peer) {
     e.peers[std::string(c.peer)] = std::move(mutant);
-    subject = &e.reference;
+    subject = &honest_consumer(property->id, e);
   }
   CellRun v = run_cell(*property, *subject, e, 20261129);
   ::testing::Test::RecordProperty("cases_until_failure", v.ran);

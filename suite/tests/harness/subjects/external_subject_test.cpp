@@ -465,6 +465,49 @@ TEST(ExternalSubject, PythonVersionFromHello) {
   }
 }
 
+// cross.py2's choices: "python2_choices" in the hello, and the options sent
+// only to a testee that claims them (another would answer as if they were
+// the defaults), to the Python adapter's pickle preset here.
+TEST(ExternalSubject, Python2ChoicesGoOnlyToATesteeThatTakesThem) {
+  EXPECT_FALSE(capabilities_from_json(nlohmann::json::object()).python2_choices);
+  EXPECT_TRUE(capabilities_from_json({{"python2_choices", true}}).python2_choices);
+  EXPECT_EQ(error_of([] {
+              (void)capabilities_from_json({{"python2_choices", "yes"}});
+            }).kind(),
+            "testee-protocol");
+
+  // What cPickle 2.7 writes at protocol 2 for its str '\xe9t\xe9'.
+  Message py2;
+  py2.frames.push_back(Frame::owned(std::string("\x80\x02U\x03\xe9t\xe9q\x01.", 10)));
+  LoadOptions as_bytes;
+  as_bytes.encoding = "bytes";
+  DumpOptions unfixed{2, false};
+  unfixed.fix_imports = false;
+
+  ExternalSubject plain(fake(""));
+  Graph g;
+  EXPECT_FALSE(plain.capabilities().python2_choices);
+  EXPECT_EQ(error_of([&] { plain.loads(py2, g, as_bytes); }).kind(), kUnsupported);
+  EXPECT_EQ(error_of([&] { plain.dumps(value_of(g, R"({"set":[1]})"), unfixed); }).kind(),
+            kUnsupported);
+
+  TesteeConfig c = fake("");
+  c.name = "pickle";
+  c.command = std::string("/usr/bin/python3 '") + SERIALCHECK_SOURCE_DIR +
+              "/harness/testees/python/serialcheck_testee.py' --preset pickle --without-kinds "
+              "ndarray,tensor --quiet";
+  ExternalSubject adapter(c);
+  ASSERT_EQ(adapter.unavailable_reason(), std::nullopt);
+  EXPECT_TRUE(adapter.capabilities().python2_choices);
+  EXPECT_EQ(adapter.loads(py2, g, as_bytes)->kind, Kind::Bytes);
+  LoadOptions latin1;
+  latin1.encoding = "latin1";
+  EXPECT_EQ(std::string(adapter.loads(py2, g, latin1)->payload()), "\xc3\xa9t\xc3\xa9");
+  EXPECT_EQ(error_of([&] { adapter.loads(py2, g, LoadOptions{}); }).kind(), "UnicodeDecodeError");
+  const Message written = adapter.dumps(value_of(g, R"({"set":[1]})"), unfixed);
+  EXPECT_NE(std::string(written.frames.at(0).view()).find("cbuiltins\nset"), std::string::npos);
+}
+
 // ---- stderr ----------------------------------------------------------------------------
 
 TEST(ExternalSubject, FloodedStderrIsDrainedAndItsTailBounded) {
