@@ -206,6 +206,9 @@ def define_cases():
   case("shared_set_frozenset",
        lambda: (lambda s, f: [s, f, s, f, {f: s}])(set([1, 2]), frozenset([3])),
        "a set and a frozenset referenced several times")
+  case("empty_frozensets", lambda: [frozenset(), frozenset(list()), {frozenset(): None}],
+       "three empty frozensets made apart: one object up to 3.9, where the empty frozenset "
+       "is a singleton, three from 3.10")
   case("recursive_list", recursive_list, "a list that contains itself")
   case("recursive_dict", recursive_dict, "a dict that contains itself")
   case("list_tuple_cycle", list_tuple_cycle, "a list holding a tuple that holds the list")

@@ -1364,12 +1364,11 @@ constexpr std::size_t kFastBytesCost = kNodeCost + 1 + sizeof(Node*);
 // chunk-at-a-time loop (Graph::make_while) cost the other opcodes their
 // registers.
 [[gnu::noinline]] Decoder::RunEnd Decoder::bin_int_run(const std::uint8_t* p,
-                                                      const std::uint8_t* stop,
-                                                      const std::uint8_t* end,
-                                                      std::size_t affordable, Node** sp) {
-  const std::size_t most =
-      std::min({static_cast<std::size_t>(stop - p + 4) / 5, static_cast<std::size_t>(end - p) / 5,
-                affordable});
+                                                       const std::uint8_t* stop,
+                                                       const std::uint8_t* end,
+                                                       std::size_t affordable, Node** sp) {
+  const std::size_t most = std::min({static_cast<std::size_t>(stop - p + 4) / 5,
+                                     static_cast<std::size_t>(end - p) / 5, affordable});
   if (most == 0) return {p, sp};
   const std::uint8_t* const last = p + 5 * most;
   // Each argument is read before the node it goes into is made: a read of

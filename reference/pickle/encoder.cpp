@@ -340,8 +340,8 @@ void Encoder::save_str_data(std::string_view utf8, bool stable) {
     put('\n');
     return;
   }
-  save_counted(utf8, stable, proto_ >= 4,
-               {Op::SHORT_BINUNICODE, Op::BINUNICODE, Op::BINUNICODE8}, "a string");
+  save_counted(utf8, stable, proto_ >= 4, {Op::SHORT_BINUNICODE, Op::BINUNICODE, Op::BINUNICODE8},
+               "a string");
 }
 
 // _save_bytes_data without the memo (protocol >= 3, and in-band buffers).
@@ -608,6 +608,16 @@ void Encoder::save_set(const Node* n) {
 }
 
 void Encoder::save_frozenset(const Node* n) {
+  // Only a frozenset not in the memo gets here: for a target whose empty
+  // frozenset is a singleton, another empty one is the first, memoized.
+  if (n->items.empty() && options_.target.empty_frozenset_singleton()) {
+    if (empty_frozenset_ == nullptr) {
+      empty_frozenset_ = n;
+    } else if (MemoId idx = find_memo(empty_frozenset_); idx != kNoMemo) {
+      memo_get(idx);
+      return;
+    }
+  }
   if (proto_ < 4) {
     set_reduce(n, "frozenset");
     return;

@@ -110,8 +110,8 @@ void Encoder::emit_global(std::string_view module, std::string_view qualname) {
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
-  if (module == "types" && (qualname == "NoneType" || qualname == "EllipsisType" ||
-                            qualname == "NotImplementedType")) {
+  if (module == "types" &&
+      (qualname == "NoneType" || qualname == "EllipsisType" || qualname == "NotImplementedType")) {
     // save_type: these three types reduce to type(None), type(...), ...
     save_global("builtins", "type");
     boundary();

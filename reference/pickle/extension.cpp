@@ -24,9 +24,9 @@ std::int64_t extension_code(const Node* n) {
 }
 
 Node* extension_ref(Graph& graph, std::int64_t code) {
-  return graph.object(graph.global(std::string(kExtensionRegistryModule),
-                                   std::string(kExtensionRegistryName)),
-                      graph.tuple({graph.integer(code)}));
+  return graph.object(
+      graph.global(std::string(kExtensionRegistryModule), std::string(kExtensionRegistryName)),
+      graph.tuple({graph.integer(code)}));
 }
 
 }  // namespace serialcheck::pickle

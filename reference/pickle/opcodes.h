@@ -88,25 +88,25 @@ enum class Op : std::uint8_t {
 // How an opcode's inline argument is laid out in the stream.
 enum class ArgKind : std::uint8_t {
   None,
-  U1,               // 1-byte unsigned
-  U2,               // 2-byte little-endian unsigned
-  I4,               // 4-byte little-endian signed
-  U4,               // 4-byte little-endian unsigned
-  U8,               // 8-byte little-endian unsigned
-  F8,               // 8-byte big-endian IEEE double
-  DecimalNlShort,   // INT: decimal (or 00/01 bool) then newline
-  DecimalNlLong,    // LONG: decimal with optional trailing L, newline
-  FloatNl,          // FLOAT: float text, newline
-  StringNl,         // STRING: quoted repr-escaped text, newline
-  StringNlNoEscape, // PERSID: raw text, newline
-  UnicodeNl,        // UNICODE: raw-unicode-escape text, newline
-  StringNlPair,     // GLOBAL, INST: module newline name newline
-  DecimalNlMemo,    // GET, PUT: decimal memo index, newline
-  Long1,            // LONG1: 1-byte length + two's complement bytes
-  Long4,            // LONG4: 4-byte length + two's complement bytes
-  Bytes1,           // 1-byte length + data
-  Bytes4,           // 4-byte length + data
-  Bytes8,           // 8-byte length + data
+  U1,                // 1-byte unsigned
+  U2,                // 2-byte little-endian unsigned
+  I4,                // 4-byte little-endian signed
+  U4,                // 4-byte little-endian unsigned
+  U8,                // 8-byte little-endian unsigned
+  F8,                // 8-byte big-endian IEEE double
+  DecimalNlShort,    // INT: decimal (or 00/01 bool) then newline
+  DecimalNlLong,     // LONG: decimal with optional trailing L, newline
+  FloatNl,           // FLOAT: float text, newline
+  StringNl,          // STRING: quoted repr-escaped text, newline
+  StringNlNoEscape,  // PERSID: raw text, newline
+  UnicodeNl,         // UNICODE: raw-unicode-escape text, newline
+  StringNlPair,      // GLOBAL, INST: module newline name newline
+  DecimalNlMemo,     // GET, PUT: decimal memo index, newline
+  Long1,             // LONG1: 1-byte length + two's complement bytes
+  Long4,             // LONG4: 4-byte length + two's complement bytes
+  Bytes1,            // 1-byte length + data
+  Bytes4,            // 4-byte length + data
+  Bytes8,            // 8-byte length + data
 };
 
 struct OpInfo {
@@ -142,7 +142,7 @@ constexpr int kHighestProtocol = 5;
 // answers both of the loader's per-opcode checks.
 extern const std::array<std::array<std::uint8_t, 256>, kHighestProtocol + 1> kOpcodeReadable;
 
-constexpr std::size_t kBatchSize = 1000;        // APPENDS/SETITEMS/ADDITEMS
+constexpr std::size_t kBatchSize = 1000;  // APPENDS/SETITEMS/ADDITEMS
 constexpr std::size_t kFrameSizeTarget = 64 * 1024;
 constexpr std::size_t kFrameSizeMin = 4;
 

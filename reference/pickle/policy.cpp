@@ -197,8 +197,7 @@ class Describer {
   bool full() const { return out_.size() >= max_; }
   void ellipsis() { out_ += "..."; }
 
-  void seq(const NodeList& items, std::string_view open, std::string_view close,
-           int depth) {
+  void seq(const NodeList& items, std::string_view open, std::string_view close, int depth) {
     out_ += open;
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i != 0) out_ += ", ";

@@ -78,8 +78,8 @@ class OpReader {
   // read() where the fast path's test failed: reports the overrun.
   [[gnu::noinline]] const std::uint8_t* read_checked(std::size_t n) {
     if (in_frame() && n > frame_end_ - pos_) {
-      fail(ErrorKind::BadValue,
-           fmt::format("{} reads past the end of its frame (frame ends at {})", op_name(), frame_end_));
+      fail(ErrorKind::BadValue, fmt::format("{} reads past the end of its frame (frame ends at {})",
+                                            op_name(), frame_end_));
     }
     if (n > size_ - pos_) {
       fail(ErrorKind::Truncated,
@@ -137,7 +137,8 @@ class OpReader {
     }
     if (n > static_cast<std::uint64_t>(INT64_MAX)) {
       fail(ErrorKind::LimitExceeded,
-           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", op_name(), n));
+           fmt::format("{} declares {} bytes, beyond the largest size a loader accepts", op_name(),
+                       n));
     }
     if (n > size_ - pos_) {
       // A read inside a frame is a frame error first, as read() reports it.

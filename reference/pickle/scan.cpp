@@ -90,7 +90,8 @@ class Collector : public DecodeObserver {
       entry.name = "<persistent id>";
       entry.allowed = allowlist_.persistent_ids;
     } else if (callee != nullptr && callee->kind == Kind::Object && callee->obj() != nullptr &&
-               callee->obj()->callable != nullptr && callee->obj()->callable->kind == Kind::Global) {
+               callee->obj()->callable != nullptr &&
+               callee->obj()->callable->kind == Kind::Global) {
       const Node* maker = callee->obj()->callable;
       entry.name = "<result of " + dotted(maker->payload(), maker->name()) + ">";
     } else {

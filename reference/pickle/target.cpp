@@ -54,6 +54,7 @@ std::string_view rule_name(PicklerRule rule) {
     case PicklerRule::kFramesLargePayloads: return "frames_large_payloads";
     case PicklerRule::kNestedNamesUnmemoized: return "nested_names_unmemoized";
     case PicklerRule::kExactBatchesLikeItems: return "exact_batches_like_items";
+    case PicklerRule::kEmptyFrozensetSingleton: return "empty_frozenset_singleton";
     case PicklerRule::kCount: break;
   }
   return "?";

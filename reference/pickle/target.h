@@ -44,6 +44,9 @@ enum class PicklerRule : std::uint8_t {
   // of 1000 entries ends without an empty MARK SETITEMS / ADDITEMS batch
   // (3.15 and later).
   kExactBatchesLikeItems,
+  // The empty frozenset is one object, so empty frozensets made apart are
+  // written as one, memoized: the second is a GET (3.9 and before).
+  kEmptyFrozensetSingleton,
   kCount,
 };
 
@@ -56,6 +59,7 @@ constexpr bool version_has(PicklerRule rule, int minor) {
     case PicklerRule::kFramesLargePayloads: return minor <= 6;
     case PicklerRule::kNestedNamesUnmemoized: return minor >= 13;
     case PicklerRule::kExactBatchesLikeItems: return minor >= 15;
+    case PicklerRule::kEmptyFrozensetSingleton: return minor <= 9;
     case PicklerRule::kCount: break;
   }
   return false;
@@ -97,6 +101,7 @@ struct PythonTarget {
   bool frames_large_payloads() const { return has(PicklerRule::kFramesLargePayloads); }
   bool nested_names_unmemoized() const { return has(PicklerRule::kNestedNamesUnmemoized); }
   bool exact_batches_like_items() const { return has(PicklerRule::kExactBatchesLikeItems); }
+  bool empty_frozenset_singleton() const { return has(PicklerRule::kEmptyFrozensetSingleton); }
 
   // Orders by version only.
   friend constexpr auto operator<=>(const PythonTarget& a, const PythonTarget& b) {

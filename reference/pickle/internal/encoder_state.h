@@ -275,8 +275,8 @@ class Encoder : private PickleWriter {
                                                                             Node* const* last);
   [[gnu::always_inline]] inline std::size_t atom_run(const NodeList& v, std::size_t i,
                                                      std::size_t stop);
-  [[gnu::always_inline]] inline std::size_t atom_pair_run(const NodeList& v,
-                                                          std::size_t i, std::size_t stop);
+  [[gnu::always_inline]] inline std::size_t atom_pair_run(const NodeList& v, std::size_t i,
+                                                          std::size_t stop);
   [[gnu::always_inline]] inline std::size_t run_of_atoms(SeqView view, std::size_t i,
                                                          std::size_t stop);
   [[gnu::always_inline]] inline std::size_t run_of_atoms(InterleavedView view, std::size_t i,
@@ -352,7 +352,7 @@ class Encoder : private PickleWriter {
   void save_list_or_dict_as(const Node* n, MemoId* memo);
   template <Kind K>
   [[gnu::always_inline]] inline bool write_flat_whole(const Node* n, MemoId* memo,
-                                                     std::size_t& stopped_at);
+                                                      std::size_t& stopped_at);
   [[gnu::always_inline]] inline bool save_flat_here(const Node* n);
   template <Kind K>
   [[gnu::always_inline]] inline bool save_flat_here_as(const Node* n);
@@ -396,6 +396,9 @@ class Encoder : private PickleWriter {
   const bool bin_;
   std::size_t depth_ = 0;
   int direct_depth_ = 0;  // save_now() calls under way
+  // The first empty frozenset written, where the target keeps one
+  // (empty_frozenset_singleton): later ones are written as it.
+  const Node* empty_frozenset_ = nullptr;
   MemoId memo_size_ = 0;
   PodStack<Task>& stack_;
   NodeMemo* node_memo_;

@@ -65,15 +65,40 @@ TEST(PythonTarget, RulesOfEachVersion) {
   EXPECT_TRUE(at("3.13").nested_names_unmemoized());
   EXPECT_FALSE(at("3.14").exact_batches_like_items());
   EXPECT_TRUE(at("3.15").exact_batches_like_items());
+  EXPECT_TRUE(at("3.9").empty_frozenset_singleton());
+  EXPECT_FALSE(at("3.10").empty_frozenset_singleton());
   // The default target has none of the rules that set a version apart
-  // from 3.11, and 3.11 differs from 3.8 to 3.12 in none.
+  // from 3.11, and 3.11 differs from 3.10 and 3.12 in none, and from 3.8
+  // and 3.9 only in the empty frozenset.
   for (int r = 0; r < static_cast<int>(PicklerRule::kCount); ++r) {
     const auto rule = static_cast<PicklerRule>(r);
     for (const char* v : {"3.8", "3.9", "3.10", "3.12"}) {
+      if (rule == PicklerRule::kEmptyFrozensetSingleton && at(v).minor <= 9) continue;
       EXPECT_EQ(at(v).has(rule), PythonTarget{}.has(rule)) << rule_name(rule) << " " << v;
     }
     EXPECT_NE(PythonTarget{}.with_flipped(rule).has(rule), PythonTarget{}.has(rule));
     EXPECT_FALSE(PythonTarget{}.with_flipped(rule) == PythonTarget{});
+  }
+}
+
+// Up to 3.9 the empty frozenset is one object: empty frozensets made apart
+// are written once and then fetched from the memo, at every protocol.
+TEST(PythonTargetEncoding, Python39WritesEmptyFrozensetsAsOne) {
+  for (int protocol = 0; protocol <= 4; ++protocol) {
+    Graph g;
+    const Node* value = g.list({g.frozenset({}), g.frozenset({})});
+    const std::string at39 = write(value, protocol, at("3.9"));
+    const std::string at310 = write(value, protocol, at("3.10"));
+    EXPECT_LT(at39.size(), at310.size()) << protocol;
+    Graph shared;
+    Node* one = shared.frozenset({});
+    // 3.9's bytes are those of one frozenset held twice...
+    EXPECT_EQ(at39, write(shared.list({one, one}), protocol, at("3.10"))) << protocol;
+    // ...and a non-empty frozenset is never merged (the negative control).
+    Graph full;
+    const Node* two =
+        full.list({full.frozenset({full.integer(1)}), full.frozenset({full.integer(1)})});
+    EXPECT_EQ(write(two, protocol, at("3.9")), write(two, protocol, at("3.10"))) << protocol;
   }
 }
 
