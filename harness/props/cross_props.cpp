@@ -296,6 +296,11 @@ Outcome cross_load(Subject& subject, const TestCase& c, PropertyEnv& env) {
   return Outcome::pass();
 }
 
+// A value Python 2 cannot hold as written: discarded where a side is 2.7.
+constexpr const char* kPython2MergesKeys =
+    "a str key and an ASCII bytes key with the same text, one key in Python 2 (unicode and str "
+    "compare equal): the value's business";
+
 // cross.matrix/<producer>, checked on a consumer: the producer dumps, the
 // consumer loads. A pickle the producer gets wrong (the arbiter, the
 // reference or for the reference cpython, does not read it back equal) says
@@ -337,6 +342,9 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
   Subject* producer = env.subject(producer_name, nullptr);
   if (producer == nullptr) return Outcome::discard("the producer is not available");
   Outcome failed;
+  if ((is_python2(consumer) || is_python2(*producer)) && python2_merges_keys(c.value)) {
+    return Outcome::discard(kPython2MergesKeys);
+  }
   auto m = dumps_step(*producer, c, "producer-dumps", failed);
   if (!m) return Outcome::discard("the producer " + producer_name + " cannot pickle this value");
   Message plain = as_pickle_message(*m, c.protocol);
@@ -446,6 +454,9 @@ Outcome negotiated_pair_check(Subject& consumer, const TestCase& c, PropertyEnv&
   Subject* producer = env.subject(producer_name, nullptr);
   if (producer == nullptr) return Outcome::discard("the producer is not available");
   const int agreed = c.protocol;
+  if ((is_python2(consumer) || is_python2(*producer)) && python2_merges_keys(c.value)) {
+    return Outcome::discard(kPython2MergesKeys);
+  }
   Outcome failed;
   auto m = dumps_step(*producer, c, "producer-dumps", failed);
   if (!m) return Outcome::discard("the producer " + producer_name + " cannot pickle this value");

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "harness/props/explain.h"
 #include "harness/props/value_tools.h"
+#include "reference/common/utf8.h"
 #include "reference/pickle/target.h"
 
 namespace serialcheck::props {
@@ -135,9 +137,8 @@ bool same_value(const Node* a, const Node* b, bool python, Difference* why,
                 const EqualOptions& options, const std::vector<std::string>& lost) {
   Graph ga;
   Graph gb;
-  const bool sharing_lost =
-      std::find(lost.begin(), lost.end(), "sharing") != lost.end() ||
-      std::find(lost.begin(), lost.end(), "immutable-sharing") != lost.end();
+  const bool sharing_lost = std::find(lost.begin(), lost.end(), "sharing") != lost.end() ||
+                            std::find(lost.begin(), lost.end(), "immutable-sharing") != lost.end();
   // Through Python, getattr(M.Q, 'n') and the global M.Q.n are one object.
   Graph na;
   Graph nb;
@@ -145,10 +146,10 @@ bool same_value(const Node* a, const Node* b, bool python, Difference* why,
     a = getattr_as_globals(a, na);
     b = getattr_as_globals(b, nb);
   }
-  return equal_under(buffers_as_bytes(a, ga), buffers_as_bytes(b, gb),
-                     python || sharing_lost ? SharingRule::ImmutablesFree
-                                            : SharingRule::GlobalsByName,
-                     why, options, lost);
+  return equal_under(
+      buffers_as_bytes(a, ga), buffers_as_bytes(b, gb),
+      python || sharing_lost ? SharingRule::ImmutablesFree : SharingRule::GlobalsByName, why,
+      options, lost);
 }
 
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,
@@ -212,6 +213,28 @@ bool names_number(std::string_view text, int number) {
     if (!before && !after) return true;
   }
   return false;
+}
+
+bool python2_merges_keys(const Node* value) {
+  for (const Node* n : reachable(value)) {
+    if (n->kind != Kind::Dict && n->kind != Kind::Set && n->kind != Kind::FrozenSet) continue;
+    const std::size_t step = n->kind == Kind::Dict ? 2 : 1;
+    std::set<std::string_view> strs, ascii_bytes;
+    for (std::size_t i = 0; i < n->items.size(); i += step) {
+      const Node* k = n->items[i];
+      if (k == nullptr) continue;
+      if (k->kind == Kind::Str) strs.insert(k->payload());
+      if (k->kind == Kind::Bytes && is_ascii(k->payload())) ascii_bytes.insert(k->payload());
+    }
+    for (std::string_view text : strs) {
+      if (ascii_bytes.count(text) != 0) return true;
+    }
+  }
+  return false;
+}
+
+bool is_python2(const Subject& subject) {
+  return subject.capabilities().python_version.rfind("2.", 0) == 0;
 }
 
 bool through_python(const Subject& subject) {

@@ -109,4 +109,12 @@ bool names_number(std::string_view text, int number);
 // Whether a value that `subject` loads or dumps passes through Python.
 bool through_python(const Subject& subject);
 
+// Whether a dict or set of the value holds a str key and an ASCII bytes key
+// with the same text: Python 2 holds them as unicode and str, which are
+// equal there, so the two keys become one, whether Python 2 writes the
+// value or reads it (cross.py2, and cross.matrix with a 2.7 side).
+bool python2_merges_keys(const Node* value);
+// Whether the subject is a Python 2 (its python_version).
+bool is_python2(const Subject& subject);
+
 }  // namespace serialcheck::props

@@ -148,27 +148,6 @@ const Node* as_read(const Node* value, Graph& graph, std::string_view encoding, 
   return copy;
 }
 
-// Whether a dict or set of the value holds a str key and an ASCII bytes
-// key with the same text: Python 2 holds them as unicode and str, which are
-// equal there, so the two keys become one.
-bool python2_merges_keys(const Node* value) {
-  for (const Node* n : reachable(value)) {
-    if (n->kind != Kind::Dict && n->kind != Kind::Set && n->kind != Kind::FrozenSet) continue;
-    const std::size_t step = n->kind == Kind::Dict ? 2 : 1;
-    std::set<std::string_view> strs, ascii_bytes;
-    for (std::size_t i = 0; i < n->items.size(); i += step) {
-      const Node* k = n->items[i];
-      if (k == nullptr) continue;
-      if (k->kind == Kind::Str) strs.insert(k->payload());
-      if (k->kind == Kind::Bytes && is_ascii(k->payload())) ascii_bytes.insert(k->payload());
-    }
-    for (std::string_view text : strs) {
-      if (ascii_bytes.count(text) != 0) return true;
-    }
-  }
-  return false;
-}
-
 // The modules the stream's globals name as it spells them, and the names
 // they look up there (the last part of each qualname): what an import or
 // a lookup that fails would name.
