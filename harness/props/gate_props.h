@@ -41,6 +41,7 @@ enum class CaseDomain {
   DeviceBuffers,  // buffers on the simulated device, alone or in collections
   Wire,           // nested arrays or a tensor (wire.distributed)
   Callable,       // Python source of a function or class (callable.by-value)
+  Stdlib,         // a stdlib recipe's name, as a str (cross.stdlib)
 };
 
 // How to generate the cases of one (subject, property) cell.
@@ -112,6 +113,9 @@ Applicability applicability(const GateProperty& property, Subject& subject, Prop
 // The producer x consumer matrix: one property "cross.matrix/<producer>"
 // per subject that writes pickles, checked on every subject that reads them.
 inline constexpr std::string_view kMatrixProperty = "cross.matrix";
+// Stdlib values built by each interpreter (docs/versions.md): one property
+// "cross.stdlib/<producer>" per subject that builds them.
+inline constexpr std::string_view kStdlibProperty = "cross.stdlib";
 
 // Properties checked on a consumer with another subject of the run as the
 // producer (cross.matrix is the first): one id "<family>/<producer>" per

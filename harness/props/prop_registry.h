@@ -60,4 +60,9 @@ Registry registrations();
 inline constexpr std::string_view kMatrixPrefix = "cross.matrix/";
 GateProperty matrix_property(const std::string& producer);
 
+// cross.stdlib/<producer> (stdlib_props.cpp): the stdlib values `producer`
+// builds and pickles load in the subject as the values it builds itself.
+inline constexpr std::string_view kStdlibPrefix = "cross.stdlib/";
+GateProperty stdlib_property(const std::string& producer);
+
 }  // namespace serialcheck::props

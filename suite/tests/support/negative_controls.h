@@ -25,16 +25,33 @@
 #include "harness/props/gate_props.h"
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
+#include "harness/subjects/stdlib_runner.h"
 #include "reference/frames/family.h"
 #include "reference/pickle/target.h"
 
 namespace serialcheck::test_support {
 
 // The cpython subject's stand-in: the reference under another name, whose
-// load errors carry the exception type CPython's loader raises.
+// load errors carry the exception type CPython's loader raises. Where the
+// embedded interpreter's stdlib runner is installed (the controls that run
+// in Python) it builds, dumps and loads stdlib values with the C pickler
+// there, as the cpython subject does.
 class OracleStandIn : public ReferenceSubject {
  public:
   std::string name() const override { return "cpython"; }
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.stdlib_recipes = stdlib_runner() != nullptr;
+    return c;
+  }
+  std::string dumps_recipe(const std::string& recipe, int protocol) override {
+    if (stdlib_runner() == nullptr) return ReferenceSubject::dumps_recipe(recipe, protocol);
+    return stdlib_runner()->dumps("c", recipe, protocol);
+  }
+  RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
+    if (stdlib_runner() == nullptr) return ReferenceSubject::loads_recipe(recipe, pickle);
+    return stdlib_runner()->loads("c", recipe, pickle);
+  }
   Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
     try {
       return ReferenceSubject::loads(m, graph, options);
@@ -132,7 +149,10 @@ inline CellRun run_cell(const GateProperty& property, Subject& subject, Env& e,
 
 inline std::string property_for(const NegativeControl& c) {
   // Any producer name: the matrix property is made for it on demand.
-  return c.property == "cross.matrix/*" ? "cross.matrix/reference" : std::string(c.property);
+  if (c.property == "cross.matrix/*") return "cross.matrix/reference";
+  // The stdlib values' producer must build them: the cpython stand-in.
+  if (c.property == "cross.stdlib/*") return "cross.stdlib/cpython";
+  return std::string(c.property);
 }
 
 // Runs the control's property on its mutant (or, for a peer's control, on
