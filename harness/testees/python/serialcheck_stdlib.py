@@ -132,7 +132,9 @@ def _big_int(sign, digits):
 
 
 def _os_error():
-    return OSError(2, "No such file or directory", "missing.txt")
+    # No errno: an errno picks a subclass (2 is FileNotFoundError on Linux,
+    # PermissionError under WebAssembly), which is the platform's business.
+    return OSError(None, "No such file or directory", "missing.txt")
 
 
 def _unicode_error():
