@@ -354,6 +354,10 @@ def _items(iterator):
 
 
 def _reduce_args(obj):
+    """The arguments of the type's own reduce; None where it has none (Python
+    2.7's getters, PyPy's, whose default reduce holds unequal internals)."""
+    if type(obj).__reduce__ is object.__reduce__:
+        return None
     try:
         reduced = obj.__reduce__()
     except TypeError:
