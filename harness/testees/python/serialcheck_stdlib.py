@@ -353,16 +353,17 @@ def _items(iterator):
     return list(itertools.islice(iterator, ITEMS_COMPARED))
 
 
-def _reduce_args(obj):
-    """The arguments of the type's own reduce; None where it has none (Python
-    2.7's getters, PyPy's, whose default reduce holds unequal internals)."""
+def _own_reduce(obj):
+    """The type's own reduce, callable and arguments, as a key (a
+    methodcaller with keywords reduces to a partial that holds its name);
+    None where the type has none (Python 2.7's getters, PyPy's, whose
+    default reduce holds internals that differ by identity)."""
     if type(obj).__reduce__ is object.__reduce__:
         return None
     try:
-        reduced = obj.__reduce__()
+        return _plain_key(obj.__reduce__())
     except TypeError:
         return None
-    return reduced[1:] if isinstance(reduced, tuple) else reduced
 
 
 def _exception_key(e):
@@ -377,9 +378,12 @@ def _exception_key(e):
 
 def _plain_key(v):
     """Arguments as comparable keys: exceptions (an ExceptionGroup's list)
-    by type and key, floats by repr, sequences item by item."""
+    by type and key, partials by their parts, floats by repr, sequences item
+    by item."""
     if isinstance(v, BaseException):
         return (type_name(v), _exception_key(v))
+    if isinstance(v, functools.partial):
+        return ("partial", v.func, _plain_key(v.args), sorted((v.keywords or {}).items()))
     if isinstance(v, (list, tuple)):
         return (type(v).__name__, [_plain_key(x) for x in v])
     if isinstance(v, (float, complex)):
@@ -409,9 +413,9 @@ def _key(obj):
     if type(obj).__module__ == "uuid" and type(obj).__name__ == "UUID":
         return (obj.int, getattr(obj, "is_safe", None))
     if isinstance(obj, (operator.itemgetter, operator.attrgetter, operator.methodcaller)):
-        args = _reduce_args(obj)
-        if args is not None:
-            return args
+        reduced = _own_reduce(obj)
+        if reduced is not None:
+            return reduced
         return ("applied to a probe", obj(_GETTER_PROBES[type(obj).__name__]()))
     if type(obj).__module__ == "itertools":
         return _items(obj)

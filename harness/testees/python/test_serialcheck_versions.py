@@ -530,6 +530,16 @@ def test_every_recipe_builds_or_says_why():
         for b in built:
             if a != b:
                 assert not stdlib.same(stdlib.build(a), stdlib.build(b)), (a, b)
+    # Within one recipe's type, what the key holds: a methodcaller's name and
+    # keywords, a deque's maxlen, a Decimal's sign of zero, a datetime's fold.
+    import collections, decimal, operator
+    near = [("operator.methodcaller:0", operator.methodcaller("encode", "ascii", errors="strict")),
+            ("operator.methodcaller:0", operator.methodcaller("decode", "ascii", errors="replace")),
+            ("collections.deque:0", collections.deque([1, "two", 3.0])),
+            ("decimal.Decimal:1", decimal.Decimal("0"))]
+    for recipe, other in near:
+        if recipe in built:
+            assert not stdlib.same(other, stdlib.build(recipe)), (recipe, other)
     for bad in ("decimal.Decimal", "decimal.Decimal:99", "nothing:0", ""):
         try:
             stdlib.build(bad)
