@@ -11,6 +11,7 @@
 #include "harness/gen/domain_values.h"
 #include "harness/gen/fixtures.h"
 #include "harness/gen/function_gen.h"
+#include "harness/gen/stdlib_recipes.h"
 #include "harness/gen/tensor_gen.h"
 #include "harness/gen/value.h"
 #include "harness/props/fingerprint.h"
@@ -52,6 +53,7 @@ rc::Gen<gen::GeneratedValue> domain_values(CaseDomain d) {
     case CaseDomain::Wire:
       return rc::gen::oneOf(gen::nestedArraysValue(), gen::tensorValue(tensors));
     case CaseDomain::Callable: return gen::callableValue();
+    case CaseDomain::Stdlib: return gen::stdlibRecipeValue();
     case CaseDomain::Builtin: break;
   }
   return gen::value(gen::default_config());
@@ -104,6 +106,11 @@ const std::vector<PairFamily>& pair_families() {
          return props::negotiated_pair_property(producer);
        }},
       {kPython2Property, props::python2_choices(), props::python2_property},
+      {kStdlibProperty,
+       {},
+       [](const std::string& producer, const std::string&) {
+         return props::stdlib_property(producer);
+       }},
   };
   return families;
 }
@@ -155,7 +162,8 @@ std::vector<std::string_view> domain_kinds(CaseDomain d) {
     case CaseDomain::Module: return {"module"};
     case CaseDomain::DeviceBuffers: return {"device-buffer"};
     case CaseDomain::Wire: return {"ndarray", "tensor"};
-    case CaseDomain::Callable: return {};
+    case CaseDomain::Callable:
+    case CaseDomain::Stdlib: return {};
     case CaseDomain::Builtin: break;
   }
   return {};

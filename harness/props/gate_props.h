@@ -41,6 +41,7 @@ enum class CaseDomain {
   DeviceBuffers,  // buffers on the simulated device, alone or in collections
   Wire,           // nested arrays or a tensor (wire.distributed)
   Callable,       // Python source of a function or class (callable.by-value)
+  Stdlib,         // a stdlib recipe's name, as a str (cross.stdlib)
 };
 
 // How to generate the cases of one (subject, property) cell.
@@ -114,6 +115,10 @@ Applicability applicability(const GateProperty& property, Subject& subject, Prop
 inline constexpr std::string_view kMatrixProperty = "cross.matrix";
 // Python 2 and 3 (docs/versions.md): "cross.py2/<producer>@<choice>".
 inline constexpr std::string_view kPython2Property = "cross.py2";
+
+// Stdlib values built by each interpreter (docs/versions.md): one property
+// "cross.stdlib/<producer>" per subject that builds them.
+inline constexpr std::string_view kStdlibProperty = "cross.stdlib";
 
 // Properties checked on a consumer with another subject of the run as the
 // producer (cross.matrix is the first): one id "<family>/<producer>" per

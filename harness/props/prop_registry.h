@@ -71,4 +71,9 @@ GateProperty negotiated_pair_property(const std::string& producer);
 const std::vector<std::string>& python2_choices();
 GateProperty python2_property(const std::string& producer, const std::string& choice);
 
+// cross.stdlib/<producer> (stdlib_props.cpp): the stdlib values `producer`
+// builds and pickles load in the subject as the values it builds itself.
+inline constexpr std::string_view kStdlibPrefix = "cross.stdlib/";
+GateProperty stdlib_property(const std::string& producer);
+
 }  // namespace serialcheck::props

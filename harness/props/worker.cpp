@@ -80,6 +80,12 @@ class RecordingSubject : public Subject {
   const families::FamilyRegistry* family_registry() const override {
     return inner_.family_registry();
   }
+  std::string dumps_recipe(const std::string& recipe, int protocol) override {
+    return inner_.dumps_recipe(recipe, protocol);
+  }
+  RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
+    return inner_.loads_recipe(recipe, pickle);
+  }
 
  private:
   std::unique_ptr<Subject> owned_;

@@ -1144,6 +1144,56 @@ ByValueOutcome ExternalSubject::by_value(const ByValueCase& c) {
   return loaded;
 }
 
+// ---- cross.stdlib ------------------------------------------------------------------
+
+namespace {
+
+void require_recipes(const TesteeInfo& info) {
+  if (!info.capabilities.stdlib_recipes) {
+    throw SubjectError(kUnsupported,
+                       "the testee builds no stdlib values (its hello has no \"stdlib_recipes\": "
+                       "true)");
+  }
+}
+
+}  // namespace
+
+std::string ExternalSubject::dumps_recipe(const std::string& recipe, int protocol) {
+  live();
+  require_recipes(*info_);
+  const nlohmann::json document = {
+      {"op", "dumps-recipe"}, {"recipe", recipe}, {"protocol", protocol}};
+  const Reply reply = request("dumps-recipe", document.dump(), {}, config_.timeout_s);
+  if (reply.frames.size() != 1) {
+    protocol_failure(reply, fmt::format("{} frames, not one (the pickle)", reply.frames.size()));
+  }
+  const Frame f = reply.frame(0, true);
+  return std::string(reinterpret_cast<const char*>(f.data), f.size);
+}
+
+RecipeLoad ExternalSubject::loads_recipe(const std::string& recipe, std::string_view pickle) {
+  live();
+  require_recipes(*info_);
+  const nlohmann::json document = {{"op", "loads-recipe"},
+                                   {"recipe", recipe},
+                                   {"frame_lengths", nlohmann::json::array({pickle.size()})}};
+  const Reply reply = request("loads-recipe", document.dump(), {pickle}, config_.timeout_s);
+  const auto& d = reply.doc;
+  if (!d.contains("equal") || !d["equal"].is_boolean()) {
+    protocol_failure(reply, "the response has no \"equal\": true or false");
+  }
+  for (const char* field : {"loaded", "expected"}) {
+    if (!d.contains(field) || !d[field].is_string()) {
+      protocol_failure(reply, fmt::format("the response has no \"{}\" string (a repr)", field));
+    }
+  }
+  RecipeLoad out;
+  out.equal = d["equal"].get<bool>();
+  out.loaded = d["loaded"].get<std::string>();
+  out.expected = d["expected"].get<std::string>();
+  return out;
+}
+
 // ---- capabilities -------------------------------------------------------------------
 
 namespace {
@@ -1236,6 +1286,8 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   if (caps.by_value && !(caps.can_dump && caps.can_load)) {
     bad_capability("by_value", "a testee that does not both dump and load cannot pickle by value");
   }
+  // cross.stdlib goes through dumps-recipe and loads-recipe.
+  caps.stdlib_recipes = capability_flag(j, "stdlib_recipes", false);
   caps.cannot_express = capability_names(
       j, "cannot_express", std::set<std::string>(kFidelityNames.begin(), kFidelityNames.end()));
   std::set<std::string> kinds = {"null", "buffer"};  // the JSON form's tags beside the kind names

@@ -113,6 +113,12 @@ class ExternalSubject : public Subject {
   // The load-call request on this instance: `loaded` on success, stage
   // "load" on failure (the load's error kind, or how the testee failed).
   ByValueOutcome load_call(std::string_view pickle, const nlohmann::json& inputs);
+  // cross.stdlib through the protocol (dumps-recipe, loads-recipe) for a
+  // testee whose hello says "stdlib_recipes"; SubjectError "unsupported"
+  // for one that does not, and the testee's own error kinds otherwise
+  // ("inexpressible", a load's exception type).
+  std::string dumps_recipe(const std::string& recipe, int protocol) override;
+  RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override;
   // Another instance of this testee (not started yet) whose hello tells it
   // that it will only be sent load-call ("only": "load-call").
   std::unique_ptr<ExternalSubject> fresh_instance() const;

@@ -5,8 +5,10 @@
 #include <limits>
 #include <unordered_set>
 
+#include "harness/gen/stdlib_recipes.h"
 #include "harness/props/value_tools.h"
 #include "harness/subjects/reference_subject.h"
+#include "harness/subjects/stdlib_runner.h"
 #include "reference/common/utf8.h"
 #include "reference/device/device.h"
 #include "reference/frames/family.h"
@@ -180,6 +182,8 @@ class Mutant : public ReferenceSubject {
     // Python modules with a broken by-value dumps() (harness/testees/python/):
     // serialcheck_by_reference registers the object's module and pickles it
     // by reference; serialcheck_drops_defaults drops a function's defaults.
+    // Stdlib values through the embedded interpreter's runner, where there is one.
+    if (is("loads-first-of-kind")) c.stdlib_recipes = stdlib_runner() != nullptr;
     if (is("pickles-by-reference")) c.by_value_pickler = "serialcheck_by_reference";
     if (is("drops-defaults")) c.by_value_pickler = "serialcheck_drops_defaults";
     if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
@@ -275,8 +279,37 @@ class Mutant : public ReferenceSubject {
     return root;
   }
 
+  std::string dumps_recipe(const std::string& recipe, int protocol) override {
+    if (!is("loads-first-of-kind")) return ReferenceSubject::dumps_recipe(recipe, protocol);
+    return runner().dumps("c", recipe, protocol);
+  }
+
+  // Loads, in place of the pickle given, one of the first recipe of the
+  // same kind written at the same protocol.
+  RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
+    if (!is("loads-first-of-kind")) return ReferenceSubject::loads_recipe(recipe, pickle);
+    const std::string_view kind = gen::recipe_kind(recipe);
+    for (std::string_view first : gen::stdlib_recipes()) {
+      if (gen::recipe_kind(first) != kind) continue;
+      if (first == recipe) break;  // the first itself: loaded as it is
+      const int protocol = pickle.size() >= 2 && static_cast<unsigned char>(pickle[0]) == 0x80
+                               ? static_cast<unsigned char>(pickle[1])
+                               : 0;
+      return runner().loads("c", recipe, runner().dumps("c", std::string(first), protocol));
+    }
+    return runner().loads("c", recipe, pickle);
+  }
+
  private:
   bool is(std::string_view bug) const { return bug_ == bug; }
+
+  static const StdlibRunner& runner() {
+    const StdlibRunner* r = stdlib_runner();
+    if (r == nullptr) {
+      throw SubjectError(kUnsupported, "no embedded Python interpreter to build stdlib values in");
+    }
+    return *r;
+  }
 
   static void drop_grads(const Node* root) {
     for (Node* n : nodes_of(root)) {

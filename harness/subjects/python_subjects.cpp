@@ -8,8 +8,9 @@
 
 #include "harness/props/value_tools.h"
 #include "harness/python/bridge.h"
-#include "harness/python/byvalue.h"
 #include "harness/python/buffers.h"
+#include "harness/python/byvalue.h"
+#include "harness/python/stdlib.h"
 
 namespace serialcheck {
 
@@ -49,6 +50,10 @@ std::optional<std::string> PythonSubject::unavailable_reason() const {
 }
 
 void PythonSubject::install_by_value() { python::install_by_value_runner(); }
+
+void PythonSubject::install_stdlib() {
+  python::install_stdlib_runner();
+}
 
 void PythonSubject::require_available() const {
   if (auto reason = unavailable_reason()) throw SubjectError("unavailable", *reason);
@@ -134,7 +139,20 @@ class PickleSubject final : public PythonSubject {
     // CloudPickler takes no fix_imports.
     caps.python2_choices = flavor_ != Flavor::Cloud;
     if (flavor_ == Flavor::Cloud) caps.by_value_pickler = module_;
+    caps.stdlib_recipes = true;
     return caps;
+  }
+
+  // cross.stdlib: serialcheck_stdlib's values, dumped and loaded with this
+  // subject's own pickler in the embedded interpreter.
+  std::string dumps_recipe(const std::string& recipe, int protocol) override {
+    require_available();
+    return python::dumps_recipe(recipe_pickler(), recipe, protocol);
+  }
+
+  RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
+    require_available();
+    return python::loads_recipe(recipe_pickler(), recipe, pickle);
   }
 
   Message dumps_object(PyObject* object, const DumpOptions& options) override {
@@ -262,6 +280,10 @@ class PickleSubject final : public PythonSubject {
   }
 
   PyRef main_module() const { return python::import_module(module_); }
+
+  const char* recipe_pickler() const {
+    return flavor_ == Flavor::C ? "c" : flavor_ == Flavor::Pure ? "py" : "cloudpickle";
+  }
 
   // The pending exception is the C unpickler's "no persistent_load" error.
   static bool persistent_id_error() {

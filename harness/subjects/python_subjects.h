@@ -51,8 +51,12 @@ class PythonSubject : public Subject {
     python::install_fixture_resolver();
     // And callable.by-value, for the subjects that pickle by value.
     install_by_value();
+    // And cross.stdlib's runner, for the subjects that build no Python
+    // objects of their own (harness/subjects/stdlib_runner.h).
+    install_stdlib();
   }
   static void install_by_value();
+  static void install_stdlib();
   // Throws SubjectError("unavailable", reason) when the subject cannot run.
   void require_available() const;
   // The __reduce_ex__ protocol used to describe what loads_object returns.

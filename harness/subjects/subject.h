@@ -81,6 +81,10 @@ struct Capabilities {
   // "by_value"). callable.by-value runs where this or by_value_pickler is set.
   bool by_value = false;
   bool pickles_by_value() const { return by_value || !by_value_pickler.empty(); }
+  // The subject builds stdlib values in an interpreter of its own and
+  // answers dumps_recipe and loads_recipe (cross.stdlib): the embedded
+  // pickle subjects, and a testee whose hello says "stdlib_recipes".
+  bool stdlib_recipes = false;
   std::vector<std::string> families;
   // Distinctions of the value model the subject's language loses
   // (docs/testee-protocol.md, "Fidelity"): "tuple", "int-float", "big-int",

@@ -122,6 +122,7 @@ class Checker {
     }
     check_unknown_global();
     check_by_value();
+    check_stdlib_recipes();
     check_bench();
     check_shutdown();
   }
@@ -461,6 +462,53 @@ class Checker {
            fmt::format("{} callables loaded and called as before", sizes.size()));
   }
 
+  // A testee that claims stdlib_recipes: two recipes dumped by
+  // dumps-recipe and read back by loads-recipe as equal, and one read as
+  // another recipe, which must be unequal (a testee that says "equal" to
+  // everything is caught).
+  void check_stdlib_recipes() {
+    const int p = std::min(info_.capabilities.max_protocol, info_.capabilities.read_max());
+    const std::string dump_what = fmt::format("dumps-recipe protocol {}", p);
+    const std::string load_what = fmt::format("loads-recipe protocol {}", p);
+    if (!info_.capabilities.stdlib_recipes) {
+      skip("dumps-recipe", "the testee does not claim stdlib_recipes");
+      skip("loads-recipe", "the testee does not claim stdlib_recipes");
+      return;
+    }
+    std::vector<std::string> dump_problems, load_problems, sizes;
+    for (const char* recipe : {"decimal.Decimal:1", "collections.OrderedDict:0"}) {
+      std::string pickle;
+      try {
+        pickle = testee_.dumps_recipe(recipe, p);
+      } catch (const SubjectError& e) {
+        dump_problems.push_back(std::string(recipe) + ": " + explain(e));
+        continue;
+      }
+      sizes.push_back(std::to_string(pickle.size()));
+      try {
+        const RecipeLoad same = testee_.loads_recipe(recipe, pickle);
+        if (!same.equal) {
+          load_problems.push_back(fmt::format("{}: its own pickle loads as {}, not as {}", recipe,
+                                              same.loaded, same.expected));
+        }
+        const std::string other = recipe == std::string_view("decimal.Decimal:1")
+                                      ? "decimal.Decimal:2"
+                                      : "collections.Counter:0";
+        if (testee_.loads_recipe(other, pickle).equal) {
+          load_problems.push_back(
+              fmt::format("{}'s pickle is said to equal {}, another value", recipe, other));
+        }
+      } catch (const SubjectError& e) {
+        load_problems.push_back(std::string(recipe) + ": " + explain(e));
+      }
+    }
+    report(dump_what, dump_problems,
+           fmt::format("{} stdlib values dumped ({} bytes)", sizes.size(), join(sizes)));
+    if (sizes.empty()) return skip(load_what, "dumps-recipe dumped nothing to load");
+    report(load_what, load_problems,
+           "read back equal, and unequal when compared with another recipe");
+  }
+
   // " [standard error: LAST LINE]", or nothing.
   static std::string stderr_line(std::string_view detail) {
     while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.remove_suffix(1);
@@ -602,14 +650,16 @@ void add_testee_check(CLI::App& app, Action& action) {
       });
   cmd->footer(
       "Examples:\n"
-      "  serialcheck testee-check -- python3 harness/testees/python/serialcheck_testee.py --preset pickle\n"
+      "  serialcheck testee-check -- python3 harness/testees/python/serialcheck_testee.py --preset "
+      "pickle\n"
       "  serialcheck testee-check --env PYTHONPATH=src 'python3 my_testee.py --fast'\n"
       "Words of the command that start with - need the -- before the command, or one string.\n"
       "The testee gets hello, dumps of fixed values at each protocol it writes (read back by the\n"
       "reference decoder), loads of the reference's pickles at each protocol it reads, malformed\n"
       "streams (which must be refused with an error), a global that does not exist, define-dumps\n"
-      "and load-call (in a second instance of the testee) when it claims by_value, bench and\n"
-      "shutdown. One line per check: ok, FAIL with what was wrong, or skip with why.\n"
+      "and load-call (in a second instance of the testee) when it claims by_value, dumps-recipe\n"
+      "and loads-recipe when it claims stdlib_recipes, bench and shutdown. One line per check:\n"
+      "ok, FAIL with what was wrong, or skip with why.\n"
       "docs/testee-protocol.md describes the protocol.\n"
       "Exit codes: 0 every check passed; 1 a check failed or the testee could not start;\n"
       "2 usage error.");

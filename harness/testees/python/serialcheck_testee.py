@@ -158,6 +158,9 @@ FIXTURES_MODULE = "serialcheck_fixtures"
 # The module beside this file that defines and calls the sources of
 # callable.by-value (define-dumps and load-call).
 BYVALUE_MODULE = "serialcheck_byvalue"
+# The module beside this file that builds and compares the stdlib values of
+# cross.stdlib (dumps-recipe and loads-recipe).
+STDLIB_MODULE = "serialcheck_stdlib"
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -2042,6 +2045,8 @@ def error_doc(kind, message, stage=None):
 def _error_kind(e):
     if isinstance(e, Unsupported):
         return "unsupported"
+    if type(e).__name__ == "Inexpressible" and type(e).__module__ == STDLIB_MODULE:
+        return "inexpressible"
     if isinstance(e, ValueFormError):
         return "bad-request"
     return type(e).__name__
@@ -2165,6 +2170,8 @@ class Testee(object):
             caps["by_value"] = True
         if self.python2_choices:
             caps["python2_choices"] = True
+        if self.unavailable is None:
+            caps["stdlib_recipes"] = True
         return caps
 
     # -- requests --------------------------------------------------------
@@ -2187,6 +2194,10 @@ class Testee(object):
                 return self.do_define_dumps(req)
             if op == "load-call":
                 return self.do_load_call(req, frames), ()
+            if op == "dumps-recipe":
+                return self.do_dumps_recipe(req)
+            if op == "loads-recipe":
+                return self.do_loads_recipe(req, frames), ()
             return error_doc("bad-request", "unknown op %r" % (op,)), ()
         except BadRequest as e:
             return error_doc("bad-request", str(e)), ()
@@ -2432,6 +2443,44 @@ class Testee(object):
         results = _neighbour(BYVALUE_MODULE).results(subject, inputs)
         return json.dumps({"ok": True, "results": results},
                           separators=(",", ":")).encode("utf-8")
+
+
+    # -- cross.stdlib --------------------------------------------------------
+
+    def _recipe(self, req):
+        if self.unavailable is not None:
+            raise Unsupported(self.unavailable)
+        recipe = self._need(req, "recipe", lambda v: isinstance(v, TEXT), "a recipe name")
+        stdlib = _neighbour(STDLIB_MODULE)
+        if recipe not in stdlib.RECIPES:
+            raise BadRequest("no stdlib recipe %r here (this adapter knows %d)"
+                             % (recipe, len(stdlib.RECIPES)))
+        return stdlib, recipe
+
+    def do_dumps_recipe(self, req):
+        """Builds the recipe's value in this interpreter and pickles it with
+        this testee's dumps at "protocol"."""
+        if self.dumps is None:
+            raise Unsupported("this testee does not dump (no --dumps)")
+        stdlib, recipe = self._recipe(req)
+        protocol = self._need(req, "protocol", _is_int, "an integer 0-5")
+        if protocol not in self.write_protocols:
+            raise Unsupported("protocol %d is not one this testee writes" % protocol)
+        frame = _byte_view(stdlib.dumps_recipe(recipe, protocol, self.dumps))
+        doc = {"ok": True, "frame_lengths": [_nbytes(frame)]}
+        return json.dumps(doc, separators=(",", ":")).encode("utf-8"), [frame]
+
+    def do_loads_recipe(self, req, frames):
+        """Loads the pickle with this testee's loads and compares what it
+        gets with this interpreter's own build of the recipe."""
+        if self.loads is None:
+            raise Unsupported("this testee does not load (no --loads)")
+        stdlib, recipe = self._recipe(req)
+        if len(frames) != 1:
+            raise BadRequest("loads-recipe needs one frame (the pickle), not %d" % len(frames))
+        equal, loaded, expected = stdlib.load_compare(recipe, BYTES(frames[0]), self.loads)
+        return json.dumps({"ok": True, "equal": bool(equal), "loaded": loaded,
+                           "expected": expected}, separators=(",", ":")).encode("utf-8")
 
 
 def _serve_loop(testee, stream):

@@ -1162,3 +1162,63 @@ def test_extension_codes_dump_and_load(preset, python):
             assert doc["value"] == expected, protocol
     finally:
         d.close()
+
+
+# ---------------------------------------------------------------------------
+# cross.stdlib: dumps-recipe and loads-recipe with each preset's own pickler
+
+STDLIB_RECIPES = ["decimal.Decimal:2", "collections.defaultdict:0", "enum.Flag:1",
+                  "re.Pattern:0", "functools.partial:0", "itertools.islice:0",
+                  "builtins.ExceptionGroup:0", "collections.namedtuple:2"]
+
+
+@pytest.mark.parametrize("preset", ["pickle", "pickle-py", "cloudpickle", "dill"])
+def test_stdlib_recipes_with_each_preset(preset):
+    d = Driver(["--preset", preset, "--without-kinds", "ndarray,tensor", "--quiet"])
+    try:
+        hello = d.hello()
+        if not hello["ok"]:
+            pytest.skip(hello["error"]["message"])
+        assert hello["capabilities"]["stdlib_recipes"] is True
+        for recipe in STDLIB_RECIPES:
+            for protocol in (0, 2, 5):
+                doc, frames = d.ask({"op": "dumps-recipe", "recipe": recipe, "protocol": protocol})
+                assert doc["ok"] and len(frames) == 1, (recipe, protocol, doc)
+                back, _ = d.ask({"op": "loads-recipe", "recipe": recipe}, frames)
+                assert back == {"ok": True, "equal": True, "loaded": back["expected"],
+                                "expected": back["expected"]}, (recipe, protocol, back)
+        # A pickle of another value is unequal, and says both.
+        _, frames = d.ask({"op": "dumps-recipe", "recipe": "enum.Flag:1", "protocol": 4})
+        other, _ = d.ask({"op": "loads-recipe", "recipe": "enum.Flag:0"}, frames)
+        assert other["ok"] and other["equal"] is False
+        assert other["loaded"] != other["expected"]
+    finally:
+        d.close()
+
+
+def test_stdlib_recipes_the_preset_pickles_itself():
+    # The pickle comes from the preset's own dumps: pickle-py's pure-Python
+    # pickler writes what the C one does, and dill writes its own.
+    import serialcheck_stdlib
+    t = st.Testee(pickle._dumps, pickle._loads, kinds=[], verbose=False)
+    doc, frames = t.handle({"op": "dumps-recipe", "recipe": "range:0", "protocol": 3}, [])
+    assert bytes(frames[0]) == pickle.dumps(serialcheck_stdlib.build("range:0"), 3)
+    calls = []
+
+    def counting_loads(data):
+        calls.append(len(data))
+        return pickle.loads(data)
+    t = st.Testee(None, counting_loads, kinds=[], verbose=False)
+    doc, _ = t.handle({"op": "loads-recipe", "recipe": "range:0", "frame_lengths": [0]},
+                      [bytes(frames[0])])
+    assert json.loads(doc) == {"ok": True, "equal": True, "loaded": "builtins.range: range(3, 100, 7)",
+                               "expected": "builtins.range: range(3, 100, 7)"}
+    assert calls == [len(frames[0])]
+    # A reader-only testee writes nothing; a writer-only one reads nothing.
+    doc, _ = t.handle({"op": "dumps-recipe", "recipe": "range:0", "protocol": 3}, [])
+    assert json.loads(doc)["error"]["kind"] == "unsupported"
+    t = st.Testee(pickle.dumps, None, kinds=[], verbose=False)
+    doc, _ = t.handle({"op": "loads-recipe", "recipe": "range:0"}, [bytes(frames[0])])
+    assert json.loads(doc)["error"]["kind"] == "unsupported"
+    doc, _ = t.handle({"op": "dumps-recipe", "protocol": 3}, [])
+    assert json.loads(doc)["error"]["kind"] == "bad-request"

@@ -25,16 +25,33 @@
 #include "harness/props/gate_props.h"
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
+#include "harness/subjects/stdlib_runner.h"
 #include "reference/frames/family.h"
 #include "reference/pickle/target.h"
 
 namespace serialcheck::test_support {
 
 // The cpython subject's stand-in: the reference under another name, whose
-// load errors carry the exception type CPython's loader raises.
+// load errors carry the exception type CPython's loader raises. Where the
+// embedded interpreter's stdlib runner is installed (the controls that run
+// in Python) it builds, dumps and loads stdlib values with the C pickler
+// there, as the cpython subject does.
 class OracleStandIn : public ReferenceSubject {
  public:
   std::string name() const override { return "cpython"; }
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.stdlib_recipes = stdlib_runner() != nullptr;
+    return c;
+  }
+  std::string dumps_recipe(const std::string& recipe, int protocol) override {
+    if (stdlib_runner() == nullptr) return ReferenceSubject::dumps_recipe(recipe, protocol);
+    return stdlib_runner()->dumps("c", recipe, protocol);
+  }
+  RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
+    if (stdlib_runner() == nullptr) return ReferenceSubject::loads_recipe(recipe, pickle);
+    return stdlib_runner()->loads("c", recipe, pickle);
+  }
   Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
     try {
       return ReferenceSubject::loads(m, graph, options);
@@ -146,6 +163,8 @@ inline std::string property_for(const NegativeControl& c) {
   // cross.py2 a Python 2 writer for a Python 3 reader's choices, a Python 3
   // writer (the reference) for a Python 2 reader; else the reference.
   std::string id(c.property);
+  // The stdlib values' producer must build them: the cpython stand-in.
+  if (id == "cross.stdlib/*") return "cross.stdlib/cpython";
   if (auto pair = parse_pair_id(id); pair && pair->producer == "*") {
     const bool python2_writer = pair->family->id == "cross.py2" && !python2_writer_choice(id);
     id = std::string(pair->family->id) + "/" + (python2_writer ? "python-2" : "reference") +
