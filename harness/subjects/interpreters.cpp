@@ -309,11 +309,17 @@ InterpreterSettings parse_interpreter_settings(const nlohmann::json& j, const fs
 std::vector<Interpreter> find_interpreters(const InterpreterSettings& settings,
                                            const std::vector<std::string>& extra) {
   std::vector<Interpreter> out;
-  std::set<std::string> series_seen, real_seen;
+  std::set<std::string> series_seen, real_seen, skipped;
+  for (const auto& a : settings.already_subjects) {
+    std::error_code ec;
+    fs::path real = fs::canonical(a, ec);
+    skipped.insert(ec ? a : real.string());
+  }
   auto add_native = [&](const fs::path& exe, const std::string& found_by, bool required) {
     std::error_code ec;
     fs::path real = fs::canonical(exe, ec);
     std::string key = ec ? exe.string() : real.string();
+    if (!required && skipped.count(key) != 0) return;
     auto probe = probe_python(exe.string());
     if (!probe || probe->implementation != "CPython") {
       if (required) {

@@ -59,6 +59,12 @@ struct InterpreterSettings {
   // and a fresh Pyodide takes seconds to start.
   std::string pyodide_args = "--no-by-value";
   bool search_pyenv = true, search_path = true, search_pyodide = true;
+  // Executables that are subjects already (the interpreter this build
+  // embeds: the in-process cpython, and the subjects file's testees that
+  // run Debian's python3): pyenv and PATH do not find them again, so that
+  // one interpreter is not two subjects whose verdicts depend on whether
+  // another of its series was found first. --python still adds one.
+  std::vector<std::string> already_subjects;
   std::vector<InterpreterPreset> presets;
   double timeout_s = 20, start_timeout_s = 60;
   std::filesystem::path base = ".";  // where relative paths start

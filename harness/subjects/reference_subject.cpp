@@ -52,6 +52,10 @@ Capabilities ReferenceSubject::capabilities() const {
   caps.native_codec = true;
   caps.families = {"pickle"};
   caps.python2_choices = true;
+  // Up to 3.9 every empty frozenset is one object (the target's rule
+  // empty_frozenset_singleton), so empty frozensets apart load as one: the
+  // sharing of immutable objects is not what these targets keep.
+  if (target_.empty_frozenset_singleton()) caps.cannot_express = {"immutable-sharing"};
   return caps;
 }
 

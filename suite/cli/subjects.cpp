@@ -47,6 +47,10 @@ std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args)
     if (!file.empty()) settings = read_subjects_document(file).interpreters;
   }
   if (!settings && !args.pythons.empty()) settings = default_interpreter_settings(".");
+#ifdef SERIALCHECK_PYTHON_EXECUTABLE
+  // The embedded interpreter is the cpython subject already.
+  if (settings) settings->already_subjects.push_back(SERIALCHECK_PYTHON_EXECUTABLE);
+#endif
   if (settings && args.no_interpreters) {
     settings->search_pyenv = settings->search_path = settings->search_pyodide = false;
   }
