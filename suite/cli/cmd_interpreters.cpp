@@ -59,12 +59,12 @@ int list_interpreters(const InterpretersArgs& a) {
         i.kind == Interpreter::Kind::Native ? i.path : i.detail + " (" + i.path + ")";
     std::cout << fmt::format("{:<10} {:<10} {:<9} {}\n", i.tag(), i.version, i.found_by, where);
   }
-  for (const auto& a : settings->already_subjects) {
+  for (const auto& embedded : settings->already_subjects) {
     std::cout << "\n"
-              << a
+              << embedded
               << " is the interpreter this build embeds: it runs as the subject cpython (and in "
                  "the subjects file's testees), not again as cpython-X.Y; --python "
-              << a << " adds it anyway\n";
+              << embedded << " adds it anyway\n";
   }
   std::cout << "\nsubjects:";
   for (const auto& p : settings->presets) std::cout << " " << p.prefix << "-X.Y";
