@@ -296,6 +296,23 @@ Outcome cross_load(Subject& subject, const TestCase& c, PropertyEnv& env) {
   return Outcome::pass();
 }
 
+// Whether the arbiter (the reference, or cpython where the consumer is the
+// reference) reads the producer's pickle back to the case's value: a pickle
+// the producer gets wrong says nothing about the consumer, and the
+// producer's own cross.load cell charges it. True where there is no arbiter
+// apart from the producer.
+bool arbiter_reads_back(Subject& consumer, Subject& producer, const Message& plain,
+                        const TestCase& c, PropertyEnv& env, bool python) {
+  Subject* arbiter = env.subject(kReference, nullptr);
+  if (arbiter == &consumer) arbiter = env.subject(kOracle, nullptr);
+  if (arbiter == nullptr || arbiter == &producer) return true;
+  Graph graph;
+  Outcome ignored;
+  Node* back = loads_step(*arbiter, plain, graph, 5, "arbiter-loads", ignored);
+  return back != nullptr && same_value(c.value, back, python || through_python(*arbiter), nullptr,
+                                       {}, fidelity(producer));
+}
+
 // A value Python 2 cannot hold as written: discarded where a side is 2.7.
 constexpr const char* kPython2MergesKeys =
     "a str key and an ASCII bytes key with the same text, one key in Python 2 (unicode and str "
@@ -351,16 +368,8 @@ Outcome matrix_check(Subject& consumer, const TestCase& c, PropertyEnv& env,
   const std::vector<std::string> lost = fidelity(consumer, producer);
   const bool python = through_python(consumer) || through_python(*producer);
 
-  Subject* arbiter = env.subject(kReference, nullptr);
-  if (arbiter == &consumer) arbiter = env.subject(kOracle, nullptr);
-  if (arbiter != nullptr && arbiter != producer) {
-    Graph graph;
-    Outcome ignored;
-    Node* back = loads_step(*arbiter, plain, graph, 5, "arbiter-loads", ignored);
-    if (back == nullptr || !same_value(c.value, back, python || through_python(*arbiter), nullptr,
-                                       {}, fidelity(*producer))) {
-      return Outcome::discard("the arbiter does not read the producer's pickle back equal");
-    }
+  if (!arbiter_reads_back(consumer, *producer, plain, c, env, python)) {
+    return Outcome::discard("the arbiter does not read the producer's pickle back equal");
   }
   // A protocol above what the consumer reads: the load must fail naming
   // the protocol (or, where the consumer reads more than it claims, give
@@ -475,18 +484,9 @@ Outcome negotiated_pair_check(Subject& consumer, const TestCase& c, PropertyEnv&
     return o;
   }
   const bool python = through_python(consumer) || through_python(*producer);
-  // A pickle the producer gets wrong says nothing about the negotiation: its
-  // own cross.load cell charges it.
-  Subject* arbiter = env.subject(kReference, nullptr);
-  if (arbiter == &consumer) arbiter = env.subject(kOracle, nullptr);
-  if (arbiter != nullptr && arbiter != producer) {
-    Graph graph;
-    Outcome ignored;
-    Node* back = loads_step(*arbiter, plain, graph, 5, "arbiter-loads", ignored);
-    if (back == nullptr || !same_value(c.value, back, python || through_python(*arbiter), nullptr,
-                                       {}, fidelity(*producer))) {
-      return Outcome::discard("the arbiter does not read the producer's pickle back equal");
-    }
+  // A pickle the producer gets wrong says nothing about the negotiation.
+  if (!arbiter_reads_back(consumer, *producer, plain, c, env, python)) {
+    return Outcome::discard("the arbiter does not read the producer's pickle back equal");
   }
   // An error that names the protocol refuses the protocol the reader
   // announced; any other is the reader's error with this value, charged as
