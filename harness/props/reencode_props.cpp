@@ -33,8 +33,9 @@ Applicability reencode_applies(Subject& subject, PropertyEnv& env) {
   Subject* oracle = env.subject(kOracle, nullptr);
   a.plan.graph_shaped = true;
   a.plan.python_safe = true;
-  a.plan.python_objects = caps.python_values || (reference == &subject && oracle != nullptr &&
-                                                 oracle->capabilities().python_values);
+  a.plan.python_objects =
+      caps.python_values ||
+      (reference == &subject && oracle != nullptr && oracle->capabilities().python_values);
   // numpy's reduce of an array is deterministic; a tensor's pickle names its
   // storage by an address, which no second writer repeats
   // (docs/conformance.md, bytes.reencode): arrays only.

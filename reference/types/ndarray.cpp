@@ -329,8 +329,8 @@ namespace {
 Node* make_dtype(Graph& g, const NumericDtype& d) {
   Node* dtype = g.object(g.global("numpy", "dtype"),
                          g.tuple({g.str(d.kind_and_size()), g.boolean(false), g.boolean(true)}));
-  dtype->obj()->state = g.tuple({g.integer(3), g.str(std::string(1, d.byteorder)), g.none(),
-                                 g.none(), g.none(), g.integer(-1), g.integer(-1), g.integer(0)});
+  dtype->obj()->state = g.tuple({g.integer(3), g.str(std::string(1, d.byteorder)), g.none(), g.none(),
+                               g.none(), g.integer(-1), g.integer(-1), g.integer(0)});
   return dtype;
 }
 
@@ -411,10 +411,9 @@ const Node* tuple_of(const Node* n, std::size_t size) {
 
 // callable(*args) with nothing else but an optional BUILD state.
 bool plain_reduce(const Node& n) {
-  return n.kind == Kind::Object && n.obj() && n.obj()->callable != nullptr &&
-         n.obj()->args != nullptr && n.obj()->args->kind == Kind::Tuple &&
-         n.obj()->state_setter == nullptr && n.obj()->listitems.empty() &&
-         n.obj()->dictitems.empty();
+  return n.kind == Kind::Object && n.obj() && n.obj()->callable != nullptr && n.obj()->args != nullptr &&
+         n.obj()->args->kind == Kind::Tuple && n.obj()->state_setter == nullptr &&
+         n.obj()->listitems.empty() && n.obj()->dictitems.empty();
 }
 
 // Objects the C pickler memoizes by value (CPython caches them), so sharing

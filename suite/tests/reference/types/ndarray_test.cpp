@@ -365,12 +365,11 @@ TEST(NDArrayPickle, SharedPartsKeepTheGenericForm) {
   Node* dtype = h.object(h.global("numpy", "dtype"),
                          h.tuple({h.str("f8"), h.boolean(false), h.boolean(true)}));
   dtype->obj()->state = h.tuple({h.integer(3), h.str("<"), h.none(), h.none(), h.none(),
-                                 h.integer(-1), h.integer(-1), h.integer(0)});
+                               h.integer(-1), h.integer(-1), h.integer(0)});
   Node* obj =
       h.object(h.global("numpy.core.multiarray", "_reconstruct"),
                h.tuple({h.global("numpy", "ndarray"), h.tuple({h.integer(0)}), h.bytes("b")}));
-  obj->obj()->state =
-      h.tuple({h.integer(1), h.tuple({h.integer(2)}), dtype, h.boolean(false), data});
+  obj->obj()->state = h.tuple({h.integer(1), h.tuple({h.integer(2)}), dtype, h.boolean(false), data});
   for (Node* value : {h.list({obj}), h.list({obj, data}), h.list({obj, dtype})}) {
     const std::string bytes = encode_result(value, 3, false).bytes;
     Graph out;
