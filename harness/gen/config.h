@@ -47,6 +47,9 @@ struct GenConfig {
   bool allow_ndarrays = true;
   bool allow_tensors = true;
   bool allow_modules = true;
+  // A tensor may have a grad. pickle drops a tensor's .grad (torch's reduce
+  // keeps requires_grad only), so values that Python pickles keep it off.
+  bool allow_tensor_grads = true;
   // Buffers on the simulated device "sim:0". Off by default: a device buffer
   // has no pickle form (it travels in a message's device frames), so only
   // the family properties turn it on.
@@ -63,7 +66,9 @@ GenConfig default_config();
 
 // Values a Python object graph can hold exactly, so that the Python subjects
 // and the reference can be compared on them: no persistent ids, no generic
-// objects with invented callables, real globals only.
+// objects with invented callables, real globals only. No domain leaves
+// either; a property turns arrays and tensors (without grads) on where
+// every subject of its cell takes them (CasePlan::ndarrays, tensors).
 // Python keeps one empty tuple, but pickle never memoizes it; the generator
 // never shares an empty tuple node, in any preset.
 GenConfig python_safe_config();

@@ -96,8 +96,9 @@ rc::Gen<Plan> ndarrayLeaf() {
   });
 }
 
-rc::Gen<Plan> tensorLeaf() {
+rc::Gen<Plan> tensorLeaf(bool grads) {
   TensorGenOptions o;
+  o.allow_grad = grads;
   o.max_grad_depth = 1;
   return rc::gen::map(tensorSpec(o), [](TensorSpec s) {
     Plan p = valuePlan(Kind::Tensor);
@@ -332,7 +333,7 @@ rc::Gen<Plan> planAt(const GenConfig& c, int depth, bool root, const rc::Gen<Pla
       {c.allow_buffers ? 1 : 0, bufferGen(c)},
       {c.allow_persid ? 1 : 0, persidGen(c)},
       {c.allow_ndarrays ? 1 : 0, ndarrayLeaf()},
-      {c.allow_tensors ? 1 : 0, tensorLeaf()},
+      {c.allow_tensors ? 1 : 0, tensorLeaf(c.allow_tensor_grads)},
       {c.allow_modules ? 1 : 0, moduleLeaf()},
       {c.allow_device_buffers ? 1 : 0, deviceLeaf()},
   };

@@ -55,6 +55,11 @@ struct CasePlan {
   // can build them; only for subjects that build real Python objects, and
   // the reference.
   bool python_objects = false;
+  // Builtin and python_safe: numpy arrays and torch tensors (without grads)
+  // may be leaves too. A property sets these where every subject its cell
+  // consults takes the kind (takes_kind(), prop_helpers.h).
+  bool ndarrays = false;
+  bool tensors = false;
   int min_protocol = 0;
   int max_protocol = 5;
   // Builtin: may send pickle buffers out of band at protocol 5. A domain:

@@ -8,6 +8,7 @@
 #include "harness/props/value_tools.h"
 #include "reference/common/utf8.h"
 #include "reference/pickle/target.h"
+#include "reference/types/ndarray.h"
 
 namespace serialcheck::props {
 
@@ -79,6 +80,25 @@ std::vector<std::string> fidelity(const Subject& a, const Subject* b) {
   return lost;
 }
 
+bool holds_strided_array(const Node* value) {
+  if (value == nullptr) return false;
+  for (const Node* n : reachable(value)) {
+    if (n->kind != Kind::NDArray || n->array() == nullptr) continue;
+    const auto dtype = types::parse_numeric_dtype(n->array()->dtype);
+    if (!dtype) continue;
+    if (!types::ndarray_c_contiguous(*n->array(), dtype->itemsize) &&
+        !types::ndarray_f_contiguous(*n->array(), dtype->itemsize)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool takes_kind(const Capabilities& caps, std::string_view kind) {
+  return caps.kinds.empty() ||
+         std::find(caps.kinds.begin(), caps.kinds.end(), kind) != caps.kinds.end();
+}
+
 std::string inexpressible_kind(const Capabilities& caps, const Node* value) {
   if (caps.kinds.empty() || value == nullptr) return {};
   for (const Node* n : reachable(value)) {
@@ -142,14 +162,18 @@ bool same_value(const Node* a, const Node* b, bool python, Difference* why,
   // Through Python, getattr(M.Q, 'n') and the global M.Q.n are one object.
   Graph na;
   Graph nb;
+  EqualOptions through = options;
   if (python) {
     a = getattr_as_globals(a, na);
     b = getattr_as_globals(b, nb);
+    // numpy's own load turns an array pickled below protocol 5 in the other
+    // byte order into a native one with the same numbers.
+    through.ndarray_byte_order = false;
   }
   return equal_under(
       buffers_as_bytes(a, ga), buffers_as_bytes(b, gb),
       python || sharing_lost ? SharingRule::ImmutablesFree : SharingRule::GlobalsByName, why,
-      options, lost);
+      through, lost);
 }
 
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,

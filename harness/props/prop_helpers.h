@@ -84,6 +84,21 @@ bool same_value(const Node* a, const Node* b, bool through_python, Difference* w
 // The distinctions lost by any of the subjects a comparison involves.
 std::vector<std::string> fidelity(const Subject& a, const Subject* b = nullptr);
 
+// Whether the value holds a numpy array that is neither C- nor
+// F-contiguous, which numpy pickles with _reconstruct even at protocol 5.
+// Any reader, numpy included, gets a contiguous array back, which numpy
+// writes at protocol 5 with _frombuffer: read and written again, such a
+// stream changes form (corpus/golden-ndarray's "reencoded" files).
+bool holds_strided_array(const Node* value);
+inline constexpr const char* kStridedArrayAt5 =
+    "an array neither C- nor F-contiguous at protocol 5: numpy reads it back contiguous and "
+    "writes that in another form (_frombuffer for _reconstruct), so no reader writes the "
+    "stream again";
+
+// Whether the subject takes and returns values of the kind ("ndarray",
+// "tensor"): `caps.kinds` lists it, or is empty (every kind).
+bool takes_kind(const Capabilities& caps, std::string_view kind);
+
 // The first kind of the value that `caps.kinds` does not list (by
 // kind_name()), or empty when the subject can express every kind in it.
 std::string inexpressible_kind(const Capabilities& caps, const Node* value);

@@ -38,6 +38,17 @@ void negate_ints(const Node* root) {
   }
 }
 
+// Every array of items wider than a byte names the other byte order ('<f8'
+// becomes '>f8') over the same bytes: numpy reads other numbers from them.
+void flip_array_byteorder(const Node* root) {
+  for (Node* n : nodes_of(root)) {
+    if (n->kind != Kind::NDArray || n->array() == nullptr) continue;
+    std::string& dtype = n->array()->dtype;
+    if (dtype.empty() || (dtype[0] != '<' && dtype[0] != '>')) continue;
+    dtype[0] = dtype[0] == '<' ? '>' : '<';
+  }
+}
+
 // A node equal to `n` in contents that is not `n`, or nullptr for kinds the
 // mutant leaves alone.
 Node* shallow_copy(const Node* n, Graph& g) {
@@ -172,7 +183,7 @@ class Mutant : public ReferenceSubject {
     Capabilities c = ReferenceSubject::capabilities();
     // The reference's own codec only where the property asks how it copies.
     c.native_codec = is("copies-buffers") || is("first-item-only");
-    c.cpython_bytes = is("drops-frame") || is("claims-3.6");
+    c.cpython_bytes = is("drops-frame") || is("claims-3.6") || is("flips-array-byteorder");
     if (is("claims-3.6")) {
       c.python_version = "3.6.15";
       c.max_protocol = 4;
@@ -203,10 +214,11 @@ class Mutant : public ReferenceSubject {
       if (is("clobbers-sub-header")) clobber(m.header);
       return m;
     }
-    if (is("negates-ints")) {
+    if (is("negates-ints") || is("flips-array-byteorder")) {
       Graph copy;
       Node* v = copy_value(value, copy);
-      negate_ints(v);
+      if (is("negates-ints")) negate_ints(v);
+      if (is("flips-array-byteorder")) flip_array_byteorder(v);
       return with_owned_frames(ReferenceSubject::dumps(v, options));
     }
     DumpOptions o = options;
@@ -264,6 +276,8 @@ class Mutant : public ReferenceSubject {
       unshare(root, graph);
     } else if (is("negates-ints")) {
       negate_ints(root);
+    } else if (is("flips-array-byteorder")) {
+      flip_array_byteorder(root);
     } else if (is("drops-grad")) {
       drop_grads(root);
     } else if (is("copies-modules")) {

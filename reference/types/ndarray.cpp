@@ -255,7 +255,24 @@ std::string ndarray_bytes(const Node& n, char order) {
   return out;
 }
 
-bool ndarray_equal(const Node& x, const Node& y, std::string* why) {
+namespace {
+
+// The logical bytes of a well-formed array with each number little-endian
+// (a complex number is two: each part is swapped on its own).
+std::string little_endian_bytes(const Node& n, const NumericDtype& d) {
+  std::string bytes = ndarray_bytes(n);
+  if (d.byteorder != '>') return bytes;
+  const std::size_t part = static_cast<std::size_t>(d.kind == 'c' ? d.itemsize / 2 : d.itemsize);
+  for (std::size_t i = 0; i + part <= bytes.size(); i += part) {
+    std::reverse(bytes.begin() + static_cast<std::ptrdiff_t>(i),
+                 bytes.begin() + static_cast<std::ptrdiff_t>(i + part));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+bool ndarray_equal(const Node& x, const Node& y, std::string* why, bool byte_order) {
   auto say = [&](std::string reason) {
     if (why != nullptr) *why = std::move(reason);
     return false;
@@ -266,7 +283,12 @@ bool ndarray_equal(const Node& x, const Node& y, std::string* why) {
   }
   const ArrayParts& a = *x.array();
   const ArrayParts& b = *y.array();
-  if (a.dtype != b.dtype) return say("ndarray dtype '" + a.dtype + "' != '" + b.dtype + "'");
+  const std::optional<NumericDtype> da = parse_numeric_dtype(a.dtype);
+  const std::optional<NumericDtype> db = parse_numeric_dtype(b.dtype);
+  const bool same_number_type = da && db && da->kind == db->kind && da->itemsize == db->itemsize;
+  if (a.dtype != b.dtype && (byte_order || !same_number_type)) {
+    return say("ndarray dtype '" + a.dtype + "' != '" + b.dtype + "'");
+  }
   if (a.shape != b.shape) {
     auto text = [](const std::vector<std::int64_t>& s) {
       std::string t = "(";
@@ -288,8 +310,9 @@ bool ndarray_equal(const Node& x, const Node& y, std::string* why) {
     }
     return true;
   }
-  const std::string ex = ndarray_bytes(x);
-  const std::string ey = ndarray_bytes(y);
+  const bool swapped = a.dtype != b.dtype;  // only when byte order is layout
+  const std::string ex = swapped ? little_endian_bytes(x, *da) : ndarray_bytes(x);
+  const std::string ey = swapped ? little_endian_bytes(y, *db) : ndarray_bytes(y);
   if (ex == ey) return true;
   const int itemsize = parse_numeric_dtype(a.dtype)->itemsize;
   std::size_t i = 0;

@@ -75,7 +75,12 @@ std::string ndarray_bytes(const Node& n, char order = 'C');
 // Value equality of two well-formed NDArray nodes: the same dtype string,
 // the same shape, and bit-identical elements in logical order. Strides,
 // offset, the rest of the payload and the WRITEABLE flag are layout, not
-// value. When unequal and `why` is set, it says what differs.
-bool ndarray_equal(const Node& a, const Node& b, std::string* why = nullptr);
+// value. With `byte_order` false the byte order is layout too: the dtypes
+// need only agree in kind and item size, and elements are compared as
+// numbers ('>i4' and '<i4' arrays of the same numbers are equal), as numpy
+// loads a pickle below protocol 5 in its native byte order. When unequal
+// and `why` is set, it says what differs.
+bool ndarray_equal(const Node& a, const Node& b, std::string* why = nullptr,
+                   bool byte_order = true);
 
 }  // namespace serialcheck::types

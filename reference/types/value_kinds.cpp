@@ -11,8 +11,9 @@
 namespace serialcheck::types {
 namespace {
 
-bool ndarray_equal_hook(const Node& a, const Node& b, const EqualOptions&, std::string* why) {
-  return ndarray_equal(a, b, why);
+bool ndarray_equal_hook(const Node& a, const Node& b, const EqualOptions& options,
+                        std::string* why) {
+  return ndarray_equal(a, b, why, options.ndarray_byte_order);
 }
 
 std::optional<std::string> ndarray_json_problem(const Node& n) {

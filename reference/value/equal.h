@@ -51,6 +51,10 @@ struct EqualOptions {
   // layout, as they are for ndarrays. distributed sends a tensor through
   // numpy, which keeps neither.
   bool tensor_layout = true;
+  // When false, an ndarray's byte order is layout: '>f8' and '<f8' arrays
+  // of the same numbers are equal. numpy loads an array pickled below
+  // protocol 5 in its native byte order (ndarray.__setstate__ swaps it).
+  bool ndarray_byte_order = true;
 };
 
 bool equal(const Node* a, const Node* b, Difference* why = nullptr);

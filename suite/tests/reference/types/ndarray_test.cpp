@@ -196,6 +196,34 @@ TEST(NDArrayEqual, LayoutAndWriteableAreNotValue) {
   EXPECT_EQ(equal_why(c, g.bytes(c_bytes)), "root: kind ndarray != bytes");
 }
 
+// numpy loads an array pickled below protocol 5 in its native byte order
+// (its __setstate__ swaps the elements), so comparisons through Python
+// take the byte order as layout: the numbers must still agree.
+TEST(NDArrayEqual, ByteOrderIsLayoutWhenAsked) {
+  Graph g;
+  Node* little = array(g, "<i2", {2}, {2}, 0, std::string("\x01\x02\x03\x04", 4));
+  Node* big = array(g, ">i2", {2}, {2}, 0, std::string("\x02\x01\x04\x03", 4));
+  Node* same_bytes = array(g, ">i2", {2}, {2}, 0, std::string("\x01\x02\x03\x04", 4));
+  EXPECT_FALSE(types::ndarray_equal(*little, *big));
+  EXPECT_TRUE(types::ndarray_equal(*little, *big, nullptr, false));
+  std::string why;
+  EXPECT_FALSE(types::ndarray_equal(*little, *same_bytes, &why, false));
+  EXPECT_EQ(why, "ndarray elements differ at flat index 0 (C order)");
+  // A complex number swaps each part on its own.
+  Node* c_little = array(g, "<c8", {1}, {8}, 0, std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
+  Node* c_big = array(g, ">c8", {1}, {8}, 0, std::string("\x04\x03\x02\x01\x08\x07\x06\x05", 8));
+  EXPECT_TRUE(types::ndarray_equal(*c_little, *c_big, nullptr, false));
+  // Another kind or item size is another value, whatever the byte order.
+  Node* wide = array(g, ">i4", {1}, {4}, 0, std::string("\x04\x03\x02\x01", 4));
+  Node* narrow = array(g, "<u4", {1}, {4}, 0, std::string("\x01\x02\x03\x04", 4));
+  EXPECT_FALSE(types::ndarray_equal(*wide, *narrow, &why, false));
+  EXPECT_EQ(why, "ndarray dtype '>i4' != '<u4'");
+  EqualOptions loose;
+  loose.ndarray_byte_order = false;
+  EXPECT_TRUE(equal(little, big, loose));
+  EXPECT_FALSE(equal(little, big));
+}
+
 TEST(NDArrayEqual, SharingCounts) {
   Graph g;
   Node* a = array(g, "|u1", {2}, {1}, 0, "ab");
