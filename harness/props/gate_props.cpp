@@ -250,6 +250,7 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
     config.allow_cycles = config.allow_cycles && plan.graph_shaped;
     config.allow_buffers = config.allow_buffers && c.protocol >= 5;
     config.min_protocol = c.protocol;
+    config.target_protocol = c.protocol;
     config.allow_fixtures = plan.python_objects && gen::have_fixture_resolver();
     // Persistent ids too: the Python subjects build them as the fixtures
     // module's Persistent objects and pickle with its persistent_id.
