@@ -80,7 +80,8 @@ GenConfig default_config();
 // never shares an empty tuple node, in any preset.
 GenConfig python_safe_config();
 
-// Small values (depth 2, 3 items): quick checks and readable counterexamples.
+// Small values (depth 2, 3 items; no large values, no boundary lists):
+// quick checks and readable counterexamples.
 GenConfig small_config();
 
 }  // namespace serialcheck::gen

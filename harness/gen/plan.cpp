@@ -370,7 +370,7 @@ struct BoundaryDraw {
 // at the end of BININT1, BININT2, BININT, int64 and LONG1; where the config
 // has them and the protocol is 5, a readonly and a writable PickleBuffer
 // (in band or out, as the case says); with arrays, one array of each
-// layout.
+// layout; and a memo past index 255.
 rc::Gen<Plan> boundariesGen(const GenConfig& c, const rc::Gen<Plan>& child, int max_items) {
   const bool buffers = buffersAt5(c);
   const bool arrays = c.allow_ndarrays;
@@ -425,8 +425,18 @@ rc::Gen<Plan> boundariesGen(const GenConfig& c, const rc::Gen<Plan>& child, int 
     }
     if (buffers) addBuffers(root);
     if (arrays) {
-      for (char layout : {'C', 'F', 'S'}) root.items.push_back(layoutArray(d.dtype, layout, d.array_bytes));
+      for (char layout : {'C', 'F', 'S'}) {
+        root.items.push_back(layoutArray(d.dtype, layout, d.array_bytes));
+      }
     }
+    // 260 distinct short strs, each memoized: the memo passes index 255
+    // (LONG_BINPUT below protocol 4), and a latin-1 character met twice
+    // after them is a LONG_BINGET.
+    Plan strs = valuePlan(Kind::List);
+    for (int i = 0; i < 260; ++i) strs.items.push_back(strOf("b" + std::to_string(i)));
+    root.items.push_back(std::move(strs));
+    root.items.push_back(strOf("\xc3\xb1"));
+    root.items.push_back(strOf("\xc3\xb1"));
     for (Plan& o : d.others) root.items.push_back(std::move(o));
     return root;
   });

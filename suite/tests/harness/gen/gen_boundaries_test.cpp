@@ -238,7 +238,9 @@ Hits boundaries_of(const TestCase& c) {
             hit("int: 2**63-1 or -2**63 (8-byte LONG1 from int64), protocol 2+");
           }
         } else if (p >= 2) {
-          if (twos.size() == 9) hit("int: 2**63 or -2**63-1 (9-byte LONG1 beyond int64), protocol 2+");
+          if (twos.size() == 9) {
+            hit("int: 2**63 or -2**63-1 (9-byte LONG1 beyond int64), protocol 2+");
+          }
           if (twos.size() == 255) hit("int: 255 bytes (last LONG1), protocol 2+");
           if (twos.size() == 256) hit("int: 256 bytes (first LONG4), protocol 2+");
         }
@@ -312,7 +314,9 @@ Hits boundaries_of(const TestCase& c) {
   const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
   const pickle::Disassembly d = pickle::disassemble(std::span(data, bytes.size()));
   for (const pickle::Instruction& ins : d.instructions) {
-    if (ins.name == "LONG_BINPUT" && p <= 3) hit("memo: LONG_BINPUT (index 256 or more), protocol 1-3");
+    if (ins.name == "LONG_BINPUT" && p <= 3) {
+      hit("memo: LONG_BINPUT (index 256 or more), protocol 1-3");
+    }
     if (ins.name == "LONG_BINGET") hit("memo: LONG_BINGET (index 256 or more), protocol 1+");
     if (ins.name == "FRAME" && ins.arg == std::to_string(kFrameTarget)) {
       hit("frame: a FRAME of exactly 65,536 bytes, protocol 4+");
@@ -416,8 +420,10 @@ TEST(GenBoundaries, EveryBoundaryIsDrawnAtItsRateInEveryGateCell) {
 
 // The census's own negative control: a case generator that never draws a
 // str of 255 or 256 UTF-8 bytes (they are cut to 254) while bytes keep
-// theirs, and one without large values (allow_large off), must be reported
-// short of exactly those boundaries.
+// theirs must be reported short of exactly those str boundaries; and the
+// generator with its boundary values switched off (draw_boundaries and
+// allow_large off) short of the batches, frames, the memo past 255 and the
+// bytearray lengths.
 TEST(GenBoundaries, CensusReportsABoundaryAGeneratorMisses) {
   CasePlan plan;
   plan.python_safe = true;
@@ -444,9 +450,13 @@ TEST(GenBoundaries, CensusReportsABoundaryAGeneratorMisses) {
   EXPECT_TRUE(reported("str: 256 UTF-8 bytes"));
   EXPECT_FALSE(reported("bytes: 255 bytes")) << "bytes keep their own lengths";
 
+  // The boundary values switched off (no boundary lists, no large values):
+  // what generic values alone reach at protocol 4.
   auto no_large = rc::gen::map(gen::value([] {
                                  gen::GenConfig c = gen::python_safe_config();
                                  c.allow_large = false;
+                                 c.draw_boundaries = false;
+                                 c.target_protocol = 4;
                                  return c;
                                }()),
                                [](gen::GeneratedValue v) {
@@ -456,10 +466,14 @@ TEST(GenBoundaries, CensusReportsABoundaryAGeneratorMisses) {
                                  c.protocol = 4;
                                  return c;
                                });
-  missing = shortfalls("without large values", kBuiltin, no_large, kMinCasesPerCell);
+  missing = shortfalls("without boundary values", kBuiltin, no_large, kMinCasesPerCell);
+  for (const std::string& m : missing) RecordProperty("missing", m);
   EXPECT_TRUE(reported("list: 1000 items"));
+  EXPECT_TRUE(reported("set: 1001 items"));
   EXPECT_TRUE(reported("frame: a FRAME of exactly 65,536 bytes"));
+  EXPECT_TRUE(reported("str: 65,536 UTF-8 bytes"));
   EXPECT_TRUE(reported("memo: LONG_BINGET"));
+  EXPECT_TRUE(reported("bytearray: 256 bytes"));
 }
 
 // What the boundaries cost: in the cases of a cross-subject cell (the
