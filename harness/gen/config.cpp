@@ -32,6 +32,7 @@ GenConfig small_config() {
   c.max_depth = 2;
   c.max_items = 3;
   c.allow_large = false;
+  c.draw_boundaries = false;
   return c;
 }
 

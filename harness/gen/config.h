@@ -42,6 +42,18 @@ struct GenConfig {
   // Rarely, a bytes payload longer than a pickle frame (64 KiB) or a
   // container of just over 1000 items (the APPENDS/SETITEMS batch size).
   bool allow_large = true;
+  // Now and then a root list of values at the pickle format's length and
+  // width switches (strs, bytes and bytearrays of 255 and 256 bytes, tuples
+  // of 0 to 4 items, ints at each opcode's end, b'' and an empty bytearray),
+  // beside generic values: every switch in every gate cell
+  // (gen_boundaries_test.cpp, docs/conformance.md "Boundaries").
+  bool draw_boundaries = true;
+  // The protocol the value will be pickled at, when the caller knows it
+  // (the gate's cases); -1: any. Large values whose switches exist only at
+  // some protocols (payloads around the 64 KiB frame target, from 4 on; a
+  // bytearray's, at 5) are drawn only at those, which keeps cases of the
+  // other protocols cheap.
+  int target_protocol = -1;
   // Domain leaves: numpy arrays, torch tensors (with requires_grad and
   // grads), modules by reference (ModuleType subclasses included).
   bool allow_ndarrays = true;
@@ -73,7 +85,8 @@ GenConfig default_config();
 // never shares an empty tuple node, in any preset.
 GenConfig python_safe_config();
 
-// Small values (depth 2, 3 items): quick checks and readable counterexamples.
+// Small values (depth 2, 3 items; no large values, no boundary lists):
+// quick checks and readable counterexamples.
 GenConfig small_config();
 
 }  // namespace serialcheck::gen

@@ -29,8 +29,12 @@ rc::Gen<BigArraySpec> bigArraySpec() {
     s.dtype = dtype;
     s.itemsize = itemsize;
     const std::int64_t min_elems = static_cast<std::int64_t>(kZeroCopyThreshold) / itemsize;
-    const std::int64_t elems = *rc::gen::inRange<std::int64_t>(min_elems, 4 * min_elems + 1);
-    if (*rc::gen::arbitrary<bool>()) {
+    // One array in eight holds exactly the threshold's bytes, in one
+    // dimension: the smallest that must travel as its own frame.
+    const bool at_threshold = *rc::gen::inRange(0, 8) == 0;
+    const std::int64_t elems =
+        at_threshold ? min_elems : *rc::gen::inRange<std::int64_t>(min_elems, 4 * min_elems + 1);
+    if (at_threshold || *rc::gen::arbitrary<bool>()) {
       s.rows = 0;
       s.cols = elems;
     } else {

@@ -19,7 +19,8 @@ namespace serialcheck::gen {
 // frame (zerocopy.oob, zerocopy.nested).
 inline constexpr std::size_t kZeroCopyThreshold = 1024;
 
-// A C-contiguous numeric ndarray of kZeroCopyThreshold to 16 KiB.
+// A C-contiguous numeric ndarray of kZeroCopyThreshold to 16 KiB; a
+// one in eight 1-d of exactly kZeroCopyThreshold bytes.
 rc::Gen<GeneratedValue> bigArrayValue();
 
 // One to four big arrays inside lists, tuples and dict values nested up to

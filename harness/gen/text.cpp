@@ -1,6 +1,8 @@
 #include "harness/gen/text.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "harness/gen/choice.h"
 #include "reference/pickle/text.h"
@@ -51,10 +53,43 @@ rc::Gen<std::u32string> codePoints() {
   });
 }
 
+rc::Gen<std::string> pyStrOfUtf8Length(std::size_t size) {
+  // Code points of one alphabet (as codePoints() draws them), repeated
+  // while whole code points fit, then ASCII to fill exactly: the UTF-8
+  // length is what decides SHORT_BINUNICODE and framing, not the number of
+  // code points. Only the first 64 code points drawn are used, and only in
+  // the first KiB.
+  return rc::gen::map(codePoints(), [size](const std::u32string& cps) {
+    std::vector<std::string> units;
+    for (std::size_t i = 0; i < cps.size() && i < 64; ++i) {
+      units.push_back(pickle::encode_utf8_surrogatepass(cps.substr(i, 1)));
+    }
+    std::string out;
+    out.reserve(size);
+    // Past the first KiB, ASCII alone: a long str's drawn part is what
+    // varies, and its JSON form (a case's record) stays near its size.
+    const std::size_t drawn = std::min<std::size_t>(size, 1024);
+    for (bool grew = !units.empty(); grew;) {
+      grew = false;
+      for (const std::string& u : units) {
+        if (out.size() + u.size() > drawn) break;
+        out += u;
+        grew = true;
+      }
+    }
+    for (std::size_t i = out.size(); i < size; ++i) out += static_cast<char>('a' + i % 26);
+    return out;
+  });
+}
+
 rc::Gen<std::string> pyStr() {
-  return rc::gen::map(codePoints(), [](const std::u32string& cps) {
+  auto any = rc::gen::map(codePoints(), [](const std::u32string& cps) {
     return pickle::encode_utf8_surrogatepass(cps);
   });
+  // Exactly 255 or 256 UTF-8 bytes, where SHORT_BINUNICODE ends (longLen
+  // above only comes near it in code points).
+  auto atLimit = rc::gen::mapcat(rc::gen::element<std::size_t>(255, 256), pyStrOfUtf8Length);
+  return weightedChoice<std::string>({{30, any}, {1, atLimit}});
 }
 
 rc::Gen<std::string> asciiLine() {

@@ -5,6 +5,7 @@
 
 #include <rapidcheck.h>
 
+#include <cstddef>
 #include <string>
 
 namespace serialcheck::gen {
@@ -15,8 +16,13 @@ namespace serialcheck::gen {
 // ends).
 rc::Gen<std::u32string> codePoints();
 
-// codePoints() encoded as UTF-8 with surrogates passed through.
+// codePoints() encoded as UTF-8 with surrogates passed through; now and
+// then exactly 255 or 256 UTF-8 bytes long.
 rc::Gen<std::string> pyStr();
+
+// A str (UTF-8, surrogates passed through) of exactly `size` UTF-8 bytes:
+// code points of one of codePoints()' alphabets, then ASCII to fill.
+rc::Gen<std::string> pyStrOfUtf8Length(std::size_t size);
 
 // Printable ASCII without newline: what a protocol-0 text line can carry.
 rc::Gen<std::string> asciiLine();

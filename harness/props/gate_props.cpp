@@ -254,6 +254,7 @@ rc::Gen<TestCase> case_generator(const CasePlan& plan) {
     config.allow_cycles = config.allow_cycles && plan.graph_shaped;
     config.allow_buffers = config.allow_buffers && c.protocol >= 5;
     config.min_protocol = c.protocol;
+    config.target_protocol = c.protocol;
     config.allow_fixtures = plan.python_objects && gen::have_fixture_resolver();
     // Below protocol 3 an array's reduce writes b'b' as _codecs.encode('b',
     // 'latin1'), whose 'b' is CPython's latin-1 singleton; in 3.11 and 3.12
