@@ -36,8 +36,7 @@ rc::Gen<BigArraySpec> bigArraySpec(std::size_t min_bytes = kZeroCopyThreshold,
     BigArraySpec s;
     s.dtype = dtype;
     s.itemsize = itemsize;
-    const std::int64_t min_elems =
-        (static_cast<std::int64_t>(min_bytes) + itemsize - 1) / itemsize;
+    const std::int64_t min_elems = (static_cast<std::int64_t>(min_bytes) + itemsize - 1) / itemsize;
     const std::int64_t elems = *rc::gen::inRange<std::int64_t>(min_elems, 4 * min_elems + 1);
     if (*rc::gen::arbitrary<bool>()) {
       s.rows = 0;

@@ -845,8 +845,7 @@ Outcome wire_packed(Subject& subject, const TestCase& c, PropertyEnv& env) {
     } catch (const std::exception& e) {
       // Not a packing question: distributed cannot send this value at all
       // (a tensor whose grad requires grad; tensor.grad says so).
-      return Outcome::discard(std::string("distributed cannot serialize this value: ") +
-                              e.what());
+      return Outcome::discard(std::string("distributed cannot serialize this value: ") + e.what());
     }
     Graph g1;
     Node* theirs_back = nullptr;
@@ -868,10 +867,10 @@ Outcome wire_packed(Subject& subject, const TestCase& c, PropertyEnv& env) {
     }
     Difference d;
     if (!same_value(theirs_back, ours_back, true, &d, numpy_view)) {
-      return failed_with(mismatch_outcome(d, "reference-loads-packed", theirs_back, ours_back,
-                                          "loaded by distributed",
-                                          "unpacked and loaded by the subject"),
-                         read);
+      return failed_with(
+          mismatch_outcome(d, "reference-loads-packed", theirs_back, ours_back,
+                           "loaded by distributed", "unpacked and loaded by the subject"),
+          read);
     }
     PackedBytes again;
     try {
@@ -902,10 +901,10 @@ Outcome wire_packed(Subject& subject, const TestCase& c, PropertyEnv& env) {
       return failed_with(std::move(o), ours);
     }
     if (!same_value(c.value, back, true, &d, numpy_view)) {
-      return failed_with(mismatch_outcome(d, "distributed-loads-packed", c.value, back,
-                                          "serialized by the subject",
-                                          "unpacked and loaded by distributed"),
-                         ours);
+      return failed_with(
+          mismatch_outcome(d, "distributed-loads-packed", c.value, back,
+                           "serialized by the subject", "unpacked and loaded by distributed"),
+          ours);
     }
   }
   return Outcome::pass();

@@ -314,8 +314,7 @@ class DistributedSubject final : public PythonSubject {
     take_logs();
     PyRef object;
     try {
-      object = check(
-          PyObject_CallFunctionObjArgs(loads.get(), module.get(), data.get(), nullptr));
+      object = check(PyObject_CallFunctionObjArgs(loads.get(), module.get(), data.get(), nullptr));
     } catch (const SubjectError& e) {
       throw with_logs(e, take_logs());
     }

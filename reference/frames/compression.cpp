@@ -79,7 +79,7 @@ std::string compress_frame(Compression codec, std::span<const std::uint8_t> fram
       // LZ4_compress_default: below 64 KiB it indexes positions in 16 bits
       // and finds other matches, so its bytes differ from distributed's.
       const std::unique_ptr<LZ4_stream_t, int (*)(LZ4_stream_t*)> stream(LZ4_createStream(),
-                                                                          LZ4_freeStream);
+                                                                         LZ4_freeStream);
       if (!stream) throw FrameError(FrameErrorKind::CompressionFailed, "LZ4 has no memory");
       const int written = LZ4_compress_fast_continue(
           stream.get(), reinterpret_cast<const char*>(frame.data()), out.data() + kLz4Prefix, n,

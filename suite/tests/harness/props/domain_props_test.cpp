@@ -109,7 +109,8 @@ TEST(DomainProperties, WirePackedCasesReachTheCompressionWindow) {
       const nlohmann::json& entries = packed.header["compression"];
       for (std::size_t f = 0; f < m.frames.size(); ++f) {
         any_compressed = any_compressed || entries[f].is_string();
-        any_left = any_left || (entries[f].is_null() && m.frames[f].size >= gen::kCompressionMinSize);
+        any_left =
+            any_left || (entries[f].is_null() && m.frames[f].size >= gen::kCompressionMinSize);
       }
       compressed[codec] += any_compressed ? 1 : 0;
       left_as_is[codec] += any_left ? 1 : 0;
@@ -127,8 +128,8 @@ TEST(DomainProperties, WirePackedCasesReachTheCompressionWindow) {
 
 TEST(DomainProperties, WirePackedPassesOnTheReference) {
   test_support::Env e;
-  test_support::CellRun v = test_support::run_cell(*find_property("wire.packed"), e.reference, e,
-                                                   20261129);
+  test_support::CellRun v =
+      test_support::run_cell(*find_property("wire.packed"), e.reference, e, 20261129);
   EXPECT_GT(v.ran, 50);
   EXPECT_FALSE(v.failure.has_value()) << v.failure->fingerprint << ": " << v.failure->message;
 }
@@ -150,8 +151,8 @@ class NeverCompresses : public test_support::DistributedStandIn {
 TEST(DomainProperties, WirePackedAllowsDistributedsSampledRefusal) {
   test_support::Env e;
   e.peers["distributed"] = std::unique_ptr<Subject>(new NeverCompresses());
-  test_support::CellRun v = test_support::run_cell(*find_property("wire.packed"), e.reference, e,
-                                                   20261129);
+  test_support::CellRun v =
+      test_support::run_cell(*find_property("wire.packed"), e.reference, e, 20261129);
   EXPECT_GT(v.ran, 50);
   EXPECT_FALSE(v.failure.has_value()) << v.failure->fingerprint << ": " << v.failure->message;
 }
