@@ -1,5 +1,6 @@
 #include "harness/gen/domain_values.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,19 +19,28 @@ struct BigArraySpec {
   std::int64_t rows = 1;  // 0: a 1-d array of `cols` elements
   std::int64_t cols = 128;
   std::uint64_t seed = 1;
+  // What the bytes are: 0 random, 1 runs of repeated bytes, 2 the first half
+  // runs and the rest random, 3 the first sixth runs and the rest random
+  // (packedArraysValue(); a ratio near packing's 90 % limit).
+  int content = 0;
 };
 
-rc::Gen<BigArraySpec> bigArraySpec() {
-  return rc::gen::exec([] {
+// `min_bytes` to 4 x `min_bytes` (rounded to whole elements); with
+// `compressible`, any of the three contents of BigArraySpec.
+rc::Gen<BigArraySpec> bigArraySpec(std::size_t min_bytes = kZeroCopyThreshold,
+                                   bool compressible = false) {
+  return rc::gen::exec([min_bytes, compressible] {
     static const std::vector<std::pair<std::string, int>> kDtypes = {
         {"<f8", 8}, {"<f4", 4}, {"<i4", 4}, {"|u1", 1}, {">i2", 2}, {"<c16", 16}, {"|b1", 1}};
     const auto& [dtype, itemsize] = *rc::gen::elementOf(kDtypes);
     BigArraySpec s;
     s.dtype = dtype;
     s.itemsize = itemsize;
-    const std::int64_t min_elems = static_cast<std::int64_t>(kZeroCopyThreshold) / itemsize;
-    // One array in eight holds exactly the threshold's bytes, in one
-    // dimension: the smallest that must travel as its own frame.
+    const std::int64_t min_elems = (static_cast<std::int64_t>(min_bytes) + itemsize - 1) / itemsize;
+    // One array in eight holds exactly the smallest size drawn, in one
+    // dimension: at the zero-copy threshold, the smallest array that must
+    // travel as its own frame; in the compression window, the smallest
+    // frame packing may compress.
     const bool at_threshold = *rc::gen::inRange(0, 8) == 0;
     const std::int64_t elems =
         at_threshold ? min_elems : *rc::gen::inRange<std::int64_t>(min_elems, 4 * min_elems + 1);
@@ -42,7 +52,19 @@ rc::Gen<BigArraySpec> bigArraySpec() {
       s.cols = (elems + s.rows - 1) / s.rows;
     }
     s.seed = *rc::gen::inRange<std::uint64_t>(1, 1u << 20);
+    // Drawn at full size: the content matters as much in the first cases,
+    // which RapidCheck draws small.
+    if (compressible) s.content = *rc::gen::resize(100, rc::gen::inRange(0, 4));
     return s;
+  });
+}
+
+// Two in three in the compression window (10,000 to 40,000 bytes), the
+// others as small as bigArraySpec()'s; any content.
+rc::Gen<BigArraySpec> packedArraySpec() {
+  return rc::gen::exec([] {
+    const bool window = *rc::gen::resize(100, rc::gen::inRange(0, 3)) != 0;
+    return *bigArraySpec(window ? kCompressionMinSize : kZeroCopyThreshold, true);
   });
 }
 
@@ -59,11 +81,25 @@ Node* build_big_array(const BigArraySpec& s, Graph& g) {
   }
   a.payload.resize(static_cast<std::size_t>(count * s.itemsize));
   std::uint64_t x = s.seed * 0x9E3779B97F4A7C15ull;
-  for (char& c : a.payload) {
+  auto next = [&x] {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    c = static_cast<char>(x & 0xff);
+    return x;
+  };
+  const std::size_t runs_until = s.content == 1   ? a.payload.size()
+                                 : s.content == 2 ? a.payload.size() / 2
+                                 : s.content == 3 ? a.payload.size() / 6
+                                                  : 0;
+  for (std::size_t i = 0; i < a.payload.size();) {
+    if (i < runs_until) {
+      // A byte repeated 8 to 71 times.
+      const std::uint64_t r = next();
+      const std::size_t end = std::min(runs_until, i + 8 + static_cast<std::size_t>(r >> 58));
+      for (; i < end; ++i) a.payload[i] = static_cast<char>(r & 0xff);
+      continue;
+    }
+    a.payload[i++] = static_cast<char>(next() & 0xff);
   }
   if (s.dtype == "|b1") {
     for (char& c : a.payload) c = static_cast<char>(c & 1);
@@ -126,24 +162,13 @@ GeneratedValue build_nested(const NestedSpec& s) {
   return v;
 }
 
-}  // namespace
-
-rc::Gen<GeneratedValue> bigArrayValue() {
-  return rc::gen::map(bigArraySpec(), [](const BigArraySpec& s) {
-    GeneratedValue v;
-    v.graph = std::make_shared<Graph>();
-    v.root = build_big_array(s, *v.graph);
-    v.graph->root = v.root;
-    return v;
-  });
-}
-
-rc::Gen<GeneratedValue> nestedArraysValue() {
-  auto spec = rc::gen::exec([] {
+rc::Gen<NestedSpec> nestedSpec(bool packed) {
+  return rc::gen::exec([packed] {
     NestedSpec s;
     s.root_kind = *rc::gen::inRange(0, 3);
     s.arrays = *rc::gen::container<std::vector<BigArraySpec>>(
-        static_cast<std::size_t>(*rc::gen::inRange(1, 4)), bigArraySpec());
+        static_cast<std::size_t>(*rc::gen::inRange(1, 4)),
+        packed ? packedArraySpec() : bigArraySpec());
     const int places = *rc::gen::inRange(1, 5);
     for (int i = 0; i < places; ++i) {
       Placement p;
@@ -157,7 +182,26 @@ rc::Gen<GeneratedValue> nestedArraysValue() {
     }
     return s;
   });
-  return rc::gen::map(spec, build_nested);
+}
+
+}  // namespace
+
+rc::Gen<GeneratedValue> bigArrayValue() {
+  return rc::gen::map(bigArraySpec(), [](const BigArraySpec& s) {
+    GeneratedValue v;
+    v.graph = std::make_shared<Graph>();
+    v.root = build_big_array(s, *v.graph);
+    v.graph->root = v.root;
+    return v;
+  });
+}
+
+rc::Gen<GeneratedValue> nestedArraysValue() {
+  return rc::gen::map(nestedSpec(false), build_nested);
+}
+
+rc::Gen<GeneratedValue> packedArraysValue() {
+  return rc::gen::map(nestedSpec(true), build_nested);
 }
 
 rc::Gen<GeneratedValue> modulesValue(bool allow_subclass) {

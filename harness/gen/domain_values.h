@@ -28,6 +28,20 @@ rc::Gen<GeneratedValue> bigArrayValue();
 // twice. `python_safe`: dict keys are strs (always the case here).
 rc::Gen<GeneratedValue> nestedArraysValue();
 
+// Frames distributed compresses: distributed's maybe_compress leaves a
+// frame below this many bytes as it is (min_size).
+inline constexpr std::size_t kCompressionMinSize = 10'000;
+
+// Arrays nested as by nestedArraysValue(), each either as small as there
+// (below kCompressionMinSize) or of kCompressionMinSize to 40,000 bytes, and
+// filled with random bytes (no codec shrinks them), runs of repeated bytes
+// (every codec does), half of each, or a sixth of runs before random bytes
+// (close to the 90 % ratio above which packing sends a frame as is): so
+// that packing with compression (wire.packed) meets frames it leaves alone
+// for their size, frames it leaves alone for their ratio, and frames it
+// compresses.
+rc::Gen<GeneratedValue> packedArraysValue();
+
 // A list of one to four modules, some repeated (by name: one node each).
 // `allow_subclass`: generated names registered as ModuleType subclasses too.
 rc::Gen<GeneratedValue> modulesValue(bool allow_subclass = true);

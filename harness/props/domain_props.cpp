@@ -1,7 +1,7 @@
 // The domain properties (docs/conformance.md, "Domain properties"):
 // tensor.grad, module.by-reference, zerocopy.oob, zerocopy.nested,
 // zerocopy.device, header.sub-header-intact, protocol.negotiated,
-// wire.distributed.
+// wire.distributed, wire.packed.
 //
 // Zero-copy is observable only where the harness holds the memory on both
 // sides: the reference dumps the value's own memory and loads views of the
@@ -23,7 +23,9 @@
 #include "harness/props/value_tools.h"
 #include "reference/device/device.h"
 #include "reference/frames/family.h"
+#include "reference/frames/header.h"
 #include "reference/frames/header_json.h"
+#include "reference/frames/packed.h"
 #include "reference/types/ndarray.h"
 #include "reference/types/tensor.h"
 
@@ -683,6 +685,231 @@ Outcome wire_distributed(Subject& subject, const TestCase& c, PropertyEnv& env) 
   return Outcome::pass();
 }
 
+// ---- wire.packed --------------------------------------------------------------------
+
+// None, and each codec both sides have. distributed also knows zlib (and
+// snappy where it is installed), which the reference does not read:
+// unpack_message refuses them as unsupported-compression.
+constexpr Compression kPackedCodecs[] = {Compression::None, Compression::Lz4, Compression::Zstd};
+
+Applicability packed_applies(Subject& subject, PropertyEnv& env) {
+  Applicability a = families_apply(subject, CaseDomain::Packed, "pickle");
+  a.plan.python_safe = true;
+  if (!a.skip_reason.empty()) return a;
+  if (!subject.capabilities().packs_messages) {
+    a.skip_reason = "packs no messages into one byte string (no packs_messages capability)";
+    return a;
+  }
+  std::string why;
+  if (env.subject(kDistributed, &why) == nullptr) {
+    a.skip_reason = "needs the distributed subject: " + why;
+  }
+  return a;
+}
+
+// The first byte where two strings differ (the shorter one's size when one
+// is a prefix of the other).
+std::size_t first_difference(std::string_view a, std::string_view b) {
+  const auto [x, y] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  return static_cast<std::size_t>(x - a.begin());
+}
+
+std::string codec_text(const nlohmann::json& entry) {
+  return entry.is_string() ? entry.get<std::string>() : "none";
+}
+
+// The subject's packing of distributed's message (`ours`) against
+// distributed's own bytes (`theirs`), packed with the same codec: the same
+// frames, the same header apart from the order of its keys (the reference
+// writes them sorted, docs/frames.md), and each frame compressed or sent as
+// is as distributed did, to the same bytes where both codec libraries are
+// of one version. distributed decides on random samples of a frame where
+// the subject decides on the whole frame, so a frame in the compression
+// window that distributed sent as is may be compressed by the subject: then
+// it must decompress to distributed's frame.
+Outcome compare_packed(const PackedBytes& ours, const PackedBytes& theirs, Compression codec) {
+  constexpr std::string_view kStage = "@packed-bytes";
+  const std::string name(compression_name(codec));
+  std::vector<Frame> a;
+  nlohmann::json ha;
+  try {
+    a = unpack_frames(byte_span(ours.bytes));
+    if (a.empty()) throw FrameError(FrameErrorKind::HeaderSchema, "no header frame", 0);
+    ha = decode_header(a[0].bytes());
+  } catch (const std::exception& e) {
+    return Outcome::fail(fmt::format("wire:packed-layout{}", kStage),
+                         fmt::format("the subject's {} packing of distributed's message is not "
+                                     "a packed message: {}",
+                                     name, e.what()));
+  }
+  const std::vector<Frame> b = unpack_frames(byte_span(theirs.bytes));
+  const nlohmann::json hb = decode_header(b.at(0).bytes());
+  if (a.size() != b.size()) {
+    return Outcome::fail(fmt::format("wire:packed-frames{}", kStage),
+                         fmt::format("packed with {}, the subject writes {} frames after the "
+                                     "header and distributed {}",
+                                     name, a.size() - 1, b.size() - 1));
+  }
+  // Every key but "compression", by value, in key order.
+  std::set<std::string> keys;
+  if (ha.is_object()) {
+    for (const auto& [k, v] : ha.items()) keys.insert(k);
+  }
+  if (hb.is_object()) {
+    for (const auto& [k, v] : hb.items()) keys.insert(k);
+  }
+  for (const std::string& k : keys) {
+    if (k == "compression") continue;
+    const bool in_a = ha.contains(k);
+    const bool in_b = hb.contains(k);
+    if (in_a && in_b && ha[k] == hb[k]) continue;
+    return Outcome::fail(
+        fmt::format("wire:packed-header{}", kStage),
+        fmt::format("packed with {}, header key \"{}\" is {} in the subject's and {} in "
+                    "distributed's",
+                    name, k, in_a ? header_to_text_json(ha[k]).dump() : "missing",
+                    in_b ? header_to_text_json(hb[k]).dump() : "missing"));
+  }
+  const auto entries = [&](const nlohmann::json& h) -> const nlohmann::json* {
+    const auto it = h.find("compression");
+    return it != h.end() && it->is_array() && it->size() + 1 == a.size() ? &*it : nullptr;
+  };
+  const nlohmann::json* ca = entries(ha);
+  const nlohmann::json* cb = entries(hb);
+  if (ca == nullptr || cb == nullptr) {
+    return Outcome::fail(fmt::format("wire:packed-header{}", kStage),
+                         fmt::format("packed with {}, the {} header has no \"compression\" "
+                                     "array of one entry per frame",
+                                     name, ca == nullptr ? "subject's" : "distributed's"));
+  }
+  const CompressionOptions window;  // distributed's maybe_compress window and ratio
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    const nlohmann::json& ea = (*ca)[i - 1];
+    const nlohmann::json& eb = (*cb)[i - 1];
+    const std::size_t at = static_cast<std::size_t>(a[i].data - byte_span(ours.bytes).data());
+    const std::size_t plain_size = b[i].size;
+    if (codec_text(ea) == codec_text(eb)) {
+      if (!ea.is_string() || ours.codec_version == theirs.codec_version) {
+        if (a[i].view() != b[i].view()) {
+          const std::size_t k = first_difference(a[i].view(), b[i].view());
+          return Outcome::fail(
+              fmt::format("wire:packed-frame{}", kStage),
+              fmt::format("packed with {}, frame {} ({}; {} bytes in the subject's, {} in "
+                          "distributed's) first differs at byte {} (byte {} of the packed "
+                          "message)",
+                          name, i, codec_text(ea), a[i].size, b[i].size, k, at + k));
+        }
+      }
+      continue;
+    }
+    // Sent as is by distributed, compressed by the subject: distributed's
+    // samples said no where the whole frame says yes.
+    if (ea.is_string() && !eb.is_string() && ea.get<std::string>() == name &&
+        plain_size >= window.min_size && plain_size <= window.max_size) {
+      std::string plain;
+      try {
+        plain = decompress_frame(codec, a[i].bytes(), plain_size, i);
+      } catch (const std::exception&) {
+        plain.clear();
+      }
+      if (plain == b[i].view()) continue;
+      return Outcome::fail(fmt::format("wire:packed-compression{}", kStage),
+                           fmt::format("packed with {}, frame {} is marked {} in the subject's "
+                                       "header but does not decompress to distributed's frame "
+                                       "of {} bytes",
+                                       name, i, codec_text(ea), plain_size));
+    }
+    return Outcome::fail(
+        fmt::format("wire:packed-compression{}", kStage),
+        fmt::format("packed with {}, frame {} is marked {} in the subject's header and {} in "
+                    "distributed's ({} bytes as distributed sends it)",
+                    name, i, codec_text(ea), codec_text(eb), b[i].size));
+  }
+  return Outcome::pass();
+}
+
+Outcome wire_packed(Subject& subject, const TestCase& c, PropertyEnv& env) {
+  Subject* dist = env.subject(kDistributed, nullptr);
+  if (dist == nullptr) return Outcome::discard("the distributed subject is not available");
+  const families::FamilyRegistry& registry = *subject.family_registry();
+  EqualOptions numpy_view;
+  numpy_view.tensor_layout = false;  // distributed sends a tensor as its numpy view
+  numpy_view.immutable_sharing = false;
+  for (const Compression codec : kPackedCodecs) {
+    const std::string name(compression_name(codec));
+    // distributed packs the value; the subject reads it, and packs the
+    // message it read again.
+    PackedBytes theirs;
+    try {
+      theirs = dist->dumps_packed(c.value, codec);
+    } catch (const std::exception& e) {
+      // Not a packing question: distributed cannot send this value at all
+      // (a tensor whose grad requires grad; tensor.grad says so).
+      return Outcome::discard(std::string("distributed cannot serialize this value: ") + e.what());
+    }
+    Graph g1;
+    Node* theirs_back = nullptr;
+    try {
+      theirs_back = dist->loads_packed(byte_span(theirs.bytes), g1);
+    } catch (const std::exception& e) {
+      return exception_outcome(e, "distributed-loads-own-packed");
+    }
+    Message read;
+    Graph g2;
+    Node* ours_back = nullptr;
+    try {
+      read = subject.unpack(byte_span(theirs.bytes));
+      ours_back = families::deserialize(read, g2, {}, registry);
+    } catch (const std::exception& e) {
+      Outcome o = exception_outcome(e, "reference-loads-packed");
+      o.message = "distributed's message packed with " + name + ": " + o.message;
+      return o;
+    }
+    Difference d;
+    if (!same_value(theirs_back, ours_back, true, &d, numpy_view)) {
+      return failed_with(
+          mismatch_outcome(d, "reference-loads-packed", theirs_back, ours_back,
+                           "loaded by distributed", "unpacked and loaded by the subject"),
+          read);
+    }
+    PackedBytes again;
+    try {
+      again = subject.pack(read, codec);
+    } catch (const std::exception& e) {
+      return failed_with(exception_outcome(e, "reference-packs"), read);
+    }
+    if (Outcome o = compare_packed(again, theirs, codec); o.failed()) {
+      return failed_with(std::move(o), read);
+    }
+    // The subject packs its own message; distributed reads it.
+    families::SerializeOptions so;
+    so.serializers = {"dask", "pickle"};
+    const Message ours = families::serialize(c.value, so, registry);
+    PackedBytes packed;
+    try {
+      packed = subject.pack(ours, codec);
+    } catch (const std::exception& e) {
+      return failed_with(exception_outcome(e, "reference-packs"), ours);
+    }
+    Graph g3;
+    Node* back = nullptr;
+    try {
+      back = dist->loads_packed(byte_span(packed.bytes), g3);
+    } catch (const std::exception& e) {
+      Outcome o = exception_outcome(e, "distributed-loads-packed");
+      o.message = "the subject's message packed with " + name + ": " + o.message;
+      return failed_with(std::move(o), ours);
+    }
+    if (!same_value(c.value, back, true, &d, numpy_view)) {
+      return failed_with(
+          mismatch_outcome(d, "distributed-loads-packed", c.value, back,
+                           "serialized by the subject", "unpacked and loaded by distributed"),
+          ours);
+    }
+  }
+  return Outcome::pass();
+}
+
 Applicability everyone(Subject& subject, CaseDomain domain) {
   Applicability a;
   a.plan = domain_plan(domain, subject.capabilities());
@@ -756,6 +983,16 @@ void add_domain_properties(Registry& out) {
                "its pickle family leaves \"writeable\" out of the header, so a loader takes the "
                "buffers' writability from however the frames arrive",
                "wire:writeable@distributed-loads")});
+  add(out, 160,
+      {"wire.packed",
+       "messages packed into one byte string (distributed's serialize_bytes layout), with no "
+       "compression and with each codec both sides have, read the same on both sides; the "
+       "subject packs distributed's message to distributed's frames and compression entries",
+       packed_applies, wire_packed},
+      {control("swaps-compression",
+               "its packing swaps the \"compression\" entries of a compressed frame and a frame "
+               "sent as is",
+               "wire:packed-compression@packed-bytes")});
 }
 
 }  // namespace serialcheck::props

@@ -52,6 +52,9 @@ rc::Gen<gen::GeneratedValue> domain_values(CaseDomain d) {
     case CaseDomain::DeviceBuffers: return gen::deviceBuffersValue();
     case CaseDomain::Wire:
       return rc::gen::oneOf(gen::nestedArraysValue(), gen::tensorValue(tensors));
+    case CaseDomain::Packed:
+      return rc::gen::weightedOneOf<gen::GeneratedValue>(
+          {{4, gen::packedArraysValue()}, {1, gen::tensorValue(tensors)}});
     case CaseDomain::Callable: return gen::callableValue();
     case CaseDomain::Stdlib: return gen::stdlibRecipeValue();
     case CaseDomain::Builtin: break;
@@ -161,7 +164,8 @@ std::vector<std::string_view> domain_kinds(CaseDomain d) {
     case CaseDomain::Tensor: return {"tensor"};
     case CaseDomain::Module: return {"module"};
     case CaseDomain::DeviceBuffers: return {"device-buffer"};
-    case CaseDomain::Wire: return {"ndarray", "tensor"};
+    case CaseDomain::Wire:
+    case CaseDomain::Packed: return {"ndarray", "tensor"};
     case CaseDomain::Callable:
     case CaseDomain::Stdlib: return {};
     case CaseDomain::Builtin: break;

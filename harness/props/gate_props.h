@@ -40,6 +40,7 @@ enum class CaseDomain {
   Module,         // a list of modules, ModuleType subclasses included
   DeviceBuffers,  // buffers on the simulated device, alone or in collections
   Wire,           // nested arrays or a tensor (wire.distributed)
+  Packed,         // nested arrays in and out of the compression window, or a tensor (wire.packed)
   Callable,       // Python source of a function or class (callable.by-value)
   Stdlib,         // a stdlib recipe's name, as a str (cross.stdlib)
 };

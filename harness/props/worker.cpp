@@ -86,6 +86,16 @@ class RecordingSubject : public Subject {
   RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
     return inner_.loads_recipe(recipe, pickle);
   }
+  PackedBytes pack(const Message& message, Compression codec) override {
+    return inner_.pack(message, codec);
+  }
+  Message unpack(std::span<const std::uint8_t> bytes) override { return inner_.unpack(bytes); }
+  PackedBytes dumps_packed(const Node* value, Compression codec) override {
+    return inner_.dumps_packed(value, codec);
+  }
+  Node* loads_packed(std::span<const std::uint8_t> bytes, Graph& graph) override {
+    return inner_.loads_packed(bytes, graph);
+  }
 
  private:
   std::unique_ptr<Subject> owned_;

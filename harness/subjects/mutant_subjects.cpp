@@ -12,6 +12,8 @@
 #include "reference/common/utf8.h"
 #include "reference/device/device.h"
 #include "reference/frames/family.h"
+#include "reference/frames/header.h"
+#include "reference/frames/packed.h"
 #include "reference/pickle/compat.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
@@ -293,6 +295,12 @@ class Mutant : public ReferenceSubject {
     return root;
   }
 
+  PackedBytes pack(const Message& message, Compression codec) override {
+    PackedBytes out = ReferenceSubject::pack(message, codec);
+    if (is("swaps-compression")) out.bytes = swap_compression(out.bytes);
+    return out;
+  }
+
   std::string dumps_recipe(const std::string& recipe, int protocol) override {
     if (!is("loads-first-of-kind")) return ReferenceSubject::dumps_recipe(recipe, protocol);
     return runner().dumps("c", recipe, protocol);
@@ -329,6 +337,26 @@ class Mutant : public ReferenceSubject {
     for (Node* n : nodes_of(root)) {
       if (n->kind == Kind::Tensor && n->array()) n->array()->grad = nullptr;
     }
+  }
+
+  // The packed message with the "compression" entries of its first
+  // compressed frame and its first frame sent as is swapped (the frames
+  // stay where they are); as it is without both.
+  static std::string swap_compression(const std::string& packed) {
+    std::vector<Frame> frames = unpack_frames(byte_span(packed));
+    nlohmann::json header = decode_header(frames.at(0).bytes());
+    nlohmann::json& entries = header["compression"];
+    std::size_t compressed = entries.size();
+    std::size_t plain = entries.size();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].is_string() && compressed == entries.size()) compressed = i;
+      if (entries[i].is_null() && plain == entries.size()) plain = i;
+    }
+    if (compressed == entries.size() || plain == entries.size()) return packed;
+    std::swap(entries[compressed], entries[plain]);
+    const std::string head = encode_header(header);
+    frames[0] = Frame::borrowed_view(head.data(), head.size());
+    return pack_frames(frames);
   }
 
   // The wrapping family's "type" written into the header it nests.

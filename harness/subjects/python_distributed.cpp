@@ -9,7 +9,9 @@
 #include <string>
 #include <utility>
 
+#include "harness/python/bridge.h"
 #include "harness/python/buffers.h"
+#include "harness/python/call.h"
 #include "harness/subjects/python_subjects.h"
 
 namespace serialcheck {
@@ -165,6 +167,44 @@ SubjectError with_logs(const SubjectError& e, const std::string& logs) {
   return SubjectError(e.kind(), message, detail);
 }
 
+// wire.packed: serialize_bytes with one codec, and deserialize_bytes.
+// distributed's maybe_compress decides on random samples of a frame
+// (byte_sample calls random.randint): Python's random is seeded with a
+// fixed number for the call and restored after it, so a case packs the
+// same way each time it is run, as it must to be replayed and shrunk. The
+// codec is set through dask's config, the way a user chooses it
+// ("distributed.comm.compression"; False for none). Returns the bytes and
+// the version of the codec's library.
+void install_packing() {
+  static bool installed = false;
+  if (installed) return;
+  python::exec(R"(
+def _sc_packed_dumps(module, x, codec):
+    import importlib, random, dask
+    protocol = importlib.import_module(module)
+    state = random.getstate()
+    random.seed(20261129)
+    try:
+        with dask.config.set({"distributed.comm.compression": codec or False}):
+            data = protocol.serialize_bytes(x, on_error="raise")
+    finally:
+        random.setstate(state)
+    version = ""
+    if codec == "lz4":
+        import lz4
+        version = lz4.library_version_string()
+    elif codec == "zstd":
+        import zstandard
+        version = ".".join(map(str, zstandard.ZSTD_VERSION))
+    return bytes(data), version
+
+def _sc_packed_loads(module, data):
+    import importlib
+    return importlib.import_module(module).deserialize_bytes(data)
+)");
+  installed = true;
+}
+
 class DistributedSubject final : public PythonSubject {
  public:
   explicit DistributedSubject(std::string module)
@@ -236,6 +276,52 @@ class DistributedSubject final : public PythonSubject {
     } catch (const SubjectError& e) {
       throw with_logs(e, take_logs());
     }
+  }
+
+  PackedBytes dumps_packed(const Node* value, Compression codec) override {
+    require_available();
+    Gil gil;
+    install_packing();
+    PyRef object = python::to_python(value);
+    PyRef module = python::make_str(module_);
+    PyRef name = codec == Compression::None ? PyRef::borrow(Py_None)
+                                            : python::make_str(compression_name(codec));
+    PyRef dumps = python::eval("_sc_packed_dumps");
+    keep_logs();
+    take_logs();
+    PyRef result;
+    try {
+      result = check(PyObject_CallFunctionObjArgs(dumps.get(), module.get(), object.get(),
+                                                  name.get(), nullptr));
+    } catch (const SubjectError& e) {
+      throw with_logs(e, take_logs());
+    }
+    PackedBytes out;
+    out.bytes = std::string(python::bytes_data(python::sequence_item(result.get(), 0).get()));
+    out.codec_version = python::str_of(python::sequence_item(result.get(), 1).get());
+    return out;
+  }
+
+  Node* loads_packed(std::span<const std::uint8_t> bytes, Graph& graph) override {
+    require_available();
+    Gil gil;
+    install_packing();
+    PyRef module = python::make_str(module_);
+    PyRef data = python::make_bytes(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    PyRef loads = python::eval("_sc_packed_loads");
+    keep_logs();
+    take_logs();
+    PyRef object;
+    try {
+      object = check(PyObject_CallFunctionObjArgs(loads.get(), module.get(), data.get(), nullptr));
+    } catch (const SubjectError& e) {
+      throw with_logs(e, take_logs());
+    }
+    python::BridgeOptions bridge;
+    bridge.protocol = 5;  // distributed pickles at its highest protocol
+    graph.root = python::from_python(object.get(), graph, bridge);
+    return graph.root;
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reference/frames/family.h"
+#include "reference/frames/wire.h"
 #include "reference/pickle/decoder.h"
 #include "reference/pickle/encoder.h"
 #include "reference/pickle/errors.h"
@@ -52,6 +53,7 @@ Capabilities ReferenceSubject::capabilities() const {
   caps.native_codec = true;
   caps.families = {"pickle"};
   caps.python2_choices = true;
+  caps.packs_messages = true;
   // Up to 3.9 every empty frozenset is one object (the target's rule
   // empty_frozenset_singleton), so empty frozensets apart load as one: the
   // sharing of immutable objects is not what these targets keep.
@@ -126,6 +128,16 @@ Node* ReferenceSubject::loads(const Message& message, Graph& graph, const LoadOp
 
 const families::FamilyRegistry* ReferenceSubject::family_registry() const {
   return &families::FamilyRegistry::builtin();
+}
+
+PackedBytes ReferenceSubject::pack(const Message& message, Compression codec) {
+  PackOptions options;
+  options.compression.codec = codec;
+  return {pack_message(message, options), codec_library_version(codec)};
+}
+
+Message ReferenceSubject::unpack(std::span<const std::uint8_t> bytes) {
+  return unpack_message(bytes);
 }
 
 std::vector<SubjectFactory> reference_subject_factories() {

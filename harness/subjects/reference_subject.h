@@ -35,6 +35,10 @@ class ReferenceSubject : public Subject {
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override;
   // The builtin families (families::FamilyRegistry::builtin()).
   const families::FamilyRegistry* family_registry() const override;
+  // pack_message and unpack_message (reference/frames/wire.h) with the
+  // default options of CompressionOptions; their errors are FrameErrors.
+  PackedBytes pack(const Message& message, Compression codec) override;
+  Message unpack(std::span<const std::uint8_t> bytes) override;
 
  private:
   pickle::PythonTarget target_ = pickle::PythonTarget::default_target();

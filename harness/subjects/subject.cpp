@@ -62,4 +62,20 @@ RecipeLoad Subject::loads_recipe(const std::string&, std::string_view) {
   throw SubjectError(kUnsupported, "the subject builds no stdlib values (no interpreter of its own)");
 }
 
+PackedBytes Subject::pack(const Message&, Compression) {
+  throw SubjectError(kUnsupported, "the subject packs no messages into one byte string");
+}
+
+Message Subject::unpack(std::span<const std::uint8_t>) {
+  throw SubjectError(kUnsupported, "the subject unpacks no messages from one byte string");
+}
+
+PackedBytes Subject::dumps_packed(const Node*, Compression) {
+  throw SubjectError(kUnsupported, "the subject writes no packed messages of values");
+}
+
+Node* Subject::loads_packed(std::span<const std::uint8_t>, Graph&) {
+  throw SubjectError(kUnsupported, "the subject reads no packed messages into values");
+}
+
 }  // namespace serialcheck

@@ -6,15 +6,16 @@
 
 #include <array>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "reference/common/error.h"
+#include "reference/frames/compression.h"
 #include "reference/frames/message.h"
 #include "reference/value/value.h"
 
@@ -85,6 +86,10 @@ struct Capabilities {
   // answers dumps_recipe and loads_recipe (cross.stdlib): the embedded
   // pickle subjects, and a testee whose hello says "stdlib_recipes".
   bool stdlib_recipes = false;
+  // Subject::pack() and unpack() work: the subject puts messages into one
+  // byte string (distributed's serialize_bytes layout) and reads them back
+  // (wire.packed runs where this and family_registry() are set).
+  bool packs_messages = false;
   std::vector<std::string> families;
   // Distinctions of the value model the subject's language loses
   // (docs/testee-protocol.md, "Fidelity"): "tuple", "int-float", "big-int",
@@ -171,6 +176,15 @@ struct ByValueOutcome {
   nlohmann::json loaded = nlohmann::json::array();    // the results after loading
 };
 
+// wire.packed (docs/conformance.md): a message as one byte string, in
+// distributed's serialize_bytes layout (reference/frames/wire.h).
+struct PackedBytes {
+  std::string bytes;
+  // The version of the library that compressed its frames ("1.9.4"), empty
+  // for no codec: compressed bytes are compared only between equal versions.
+  std::string codec_version;
+};
+
 // cross.stdlib (docs/versions.md): a stdlib value named by a recipe,
 // "decimal.Decimal:0", built by the subject's own interpreter so that each
 // version pickles its own object. `equal` says whether what was loaded
@@ -216,6 +230,20 @@ class Subject {
   // version cannot build this recipe; a failing load throws its error.
   virtual std::string dumps_recipe(const std::string& recipe, int protocol);
   virtual RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle);
+  // wire.packed: a message as one byte string with its frames compressed by
+  // `codec` where distributed's maybe_compress would (pack), and such a
+  // string as a message with its frames decompressed (unpack; the frames
+  // may point into `bytes`). The reference and its mutants
+  // (capabilities().packs_messages) do it with pack_message and
+  // unpack_message. Both throw SubjectError "unsupported" by default.
+  virtual PackedBytes pack(const Message& message, Compression codec);
+  virtual Message unpack(std::span<const std::uint8_t> bytes);
+  // The same from and to a value, the way distributed's serialize_bytes (with
+  // "distributed.comm.compression" set to `codec`) and deserialize_bytes do
+  // it: the distributed subject, the peer of wire.packed. "unsupported" by
+  // default.
+  virtual PackedBytes dumps_packed(const Node* value, Compression codec);
+  virtual Node* loads_packed(std::span<const std::uint8_t> bytes, Graph& graph);
 };
 
 }  // namespace serialcheck

@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <climits>
+#include <memory>
 
 namespace serialcheck {
 
@@ -27,6 +28,15 @@ std::optional<Compression> parse_compression(std::string_view name) {
   if (name == "lz4") return Compression::Lz4;
   if (name == "zstd") return Compression::Zstd;
   return std::nullopt;
+}
+
+std::string codec_library_version(Compression codec) {
+  switch (codec) {
+    case Compression::None: return {};
+    case Compression::Lz4: return LZ4_versionString();
+    case Compression::Zstd: return ZSTD_versionString();
+  }
+  return {};
 }
 
 nlohmann::json compression_header_entry(Compression codec) {
@@ -64,9 +74,16 @@ std::string compress_frame(Compression codec, std::span<const std::uint8_t> fram
       std::string out(kLz4Prefix + static_cast<std::size_t>(LZ4_compressBound(n)), '\0');
       const auto size = static_cast<std::uint32_t>(frame.size());
       for (std::size_t i = 0; i < kLz4Prefix; ++i) out[i] = static_cast<char>(size >> (8 * i));
-      const int written =
-          LZ4_compress_default(reinterpret_cast<const char*>(frame.data()), out.data() + kLz4Prefix,
-                               n, static_cast<int>(out.size() - kLz4Prefix));
+      // One block from a fresh stream, as python-lz4's block.compress makes
+      // it (LZ4_resetStream, then LZ4_compress_fast_continue). Not
+      // LZ4_compress_default: below 64 KiB it indexes positions in 16 bits
+      // and finds other matches, so its bytes differ from distributed's.
+      const std::unique_ptr<LZ4_stream_t, int (*)(LZ4_stream_t*)> stream(LZ4_createStream(),
+                                                                         LZ4_freeStream);
+      if (!stream) throw FrameError(FrameErrorKind::CompressionFailed, "LZ4 has no memory");
+      const int written = LZ4_compress_fast_continue(
+          stream.get(), reinterpret_cast<const char*>(frame.data()), out.data() + kLz4Prefix, n,
+          static_cast<int>(out.size() - kLz4Prefix), 1);
       if (written <= 0)
         throw FrameError(FrameErrorKind::CompressionFailed, "LZ4 refused the frame");
       out.resize(kLz4Prefix + static_cast<std::size_t>(written));

@@ -1,7 +1,9 @@
 // Per-frame compression as dask.distributed applies it
 // (distributed/protocol/compression.py):
 //   "lz4":  lz4.block.compress(frame) with its default store_size=True, i.e.
-//           a 4-byte little-endian uncompressed size, then one LZ4 block;
+//           a 4-byte little-endian uncompressed size, then one LZ4 block
+//           compressed from a fresh stream (LZ4_compress_fast_continue at
+//           acceleration 1, as python-lz4 does);
 //   "zstd": zstandard.ZstdCompressor(level=3).compress(frame), i.e. one
 //           zstd frame that records its content size.
 // An uncompressed frame is recorded as None (msgpack nil) in the header's
@@ -26,6 +28,11 @@ enum class Compression { None, Lz4, Zstd };
 std::string_view compression_name(Compression codec);
 // The inverse of compression_name; nullopt for anything else.
 std::optional<Compression> parse_compression(std::string_view name);
+
+// The version of the library behind a codec, as the library reports it
+// ("1.9.4" for lz4, "1.5.4" for zstd); "" for none. Compressed bytes are
+// the same on two sides only when their libraries are of one version.
+std::string codec_library_version(Compression codec);
 
 // The header entry distributed writes: null, "lz4" or "zstd".
 nlohmann::json compression_header_entry(Compression codec);

@@ -17,6 +17,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "harness/subjects/reference_subject.h"
 #include "harness/subjects/stdlib_runner.h"
 #include "reference/frames/family.h"
+#include "reference/frames/wire.h"
 #include "reference/pickle/target.h"
 
 namespace serialcheck::test_support {
@@ -62,7 +64,8 @@ class OracleStandIn : public ReferenceSubject {
 };
 
 // The distributed subject's stand-in: serialize() and deserialize() with
-// the builtin families.
+// the builtin families, packed with pack_message (which, unlike
+// distributed, decides on the whole frame whether to compress it).
 class DistributedStandIn : public ReferenceSubject {
  public:
   std::string name() const override { return "distributed"; }
@@ -80,6 +83,20 @@ class DistributedStandIn : public ReferenceSubject {
   Node* loads(const Message& m, Graph& graph, const LoadOptions&) override {
     return families::deserialize(m, graph);
   }
+  PackedBytes dumps_packed(const Node* value, Compression codec) override {
+    return pack(families::serialize(value, {}), codec);
+  }
+  // The loaded value borrows the message's frames: the last few messages
+  // are kept (a property compares at most two loads at a time).
+  Node* loads_packed(std::span<const std::uint8_t> bytes, Graph& graph) override {
+    auto copy = std::make_shared<std::string>(bytes.begin(), bytes.end());
+    if (kept_.size() == 4) kept_.pop_front();
+    kept_.push_back(unpack_message(byte_span(*copy), {}, copy));
+    return families::deserialize(kept_.back(), graph);
+  }
+
+ private:
+  std::deque<Message> kept_;
 };
 
 // callable.by-value runs on a subject's by_value_pickler alone: the

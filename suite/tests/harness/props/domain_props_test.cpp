@@ -3,14 +3,20 @@
 // lose a grad, copy a frame or hand back a copy of a module are caught.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
+#include "harness/gen/domain_values.h"
 #include "harness/props/gate_props.h"
 #include "harness/subjects/reference_subject.h"
+#include "reference/frames/family.h"
+#include "reference/frames/header.h"
+#include "reference/frames/wire.h"
 #include "reference/value/json.h"
 #include "suite/tests/support/env.h"
 #include "suite/tests/support/gate.h"
+#include "suite/tests/support/negative_controls.h"
 
 namespace serialcheck {
 namespace {
@@ -70,6 +76,130 @@ TEST(DomainProperties, SkipWithAReasonWhereTheyCannotRun) {
   auto a = find_property("wire.distributed")->applies(reference, env);
   EXPECT_NE(a.skip_reason.find("distributed"), std::string::npos) << a.skip_reason;
   EXPECT_TRUE(find_property("zerocopy.device")->applies(reference, env).skip_reason.empty());
+  // So does wire.packed.
+  a = find_property("wire.packed")->applies(reference, env);
+  EXPECT_NE(a.skip_reason.find("distributed"), std::string::npos) << a.skip_reason;
+}
+
+// ---- wire.packed ---------------------------------------------------------------------
+
+// How often wire.packed's cases (the gate's 100, at the gate's seed) hold a
+// frame that packing compresses, and a frame in the compression window that
+// it sends as is because its codec cannot shrink it: the property checks
+// compression only if its cases reach both.
+TEST(DomainProperties, WirePackedCasesReachTheCompressionWindow) {
+  test_support::Env e;
+  Applicability a = applicability(*find_property("wire.packed"), e.reference, e.env);
+  ASSERT_EQ(a.skip_reason, "");
+  rc::Gen<TestCase> gen = case_generator(a.plan);
+  rc::Random random(20261129);
+  std::map<Compression, int> compressed;
+  std::map<Compression, int> left_as_is;
+  for (int i = 0; i < test_support::kCases; ++i) {
+    TestCase c = gen(random.split(), i % 101).value();
+    families::SerializeOptions so;
+    so.serializers = {"dask", "pickle"};
+    const Message m = families::serialize(c.value, so);
+    for (const Compression codec : {Compression::Lz4, Compression::Zstd}) {
+      PackOptions options;
+      options.compression.codec = codec;
+      const Message packed = unpack_message(byte_span(pack_message(m, options)));
+      bool any_compressed = false;
+      bool any_left = false;
+      const nlohmann::json& entries = packed.header["compression"];
+      for (std::size_t f = 0; f < m.frames.size(); ++f) {
+        any_compressed = any_compressed || entries[f].is_string();
+        any_left =
+            any_left || (entries[f].is_null() && m.frames[f].size >= gen::kCompressionMinSize);
+      }
+      compressed[codec] += any_compressed ? 1 : 0;
+      left_as_is[codec] += any_left ? 1 : 0;
+    }
+  }
+  for (const Compression codec : {Compression::Lz4, Compression::Zstd}) {
+    const std::string name(compression_name(codec));
+    ::testing::Test::RecordProperty("cases_with_a_compressed_frame_" + name, compressed[codec]);
+    ::testing::Test::RecordProperty("cases_with_a_window_frame_sent_as_is_" + name,
+                                    left_as_is[codec]);
+    EXPECT_GE(compressed[codec], 30) << name;
+    EXPECT_GE(left_as_is[codec], 8) << name;
+  }
+}
+
+TEST(DomainProperties, WirePackedPassesOnTheReference) {
+  test_support::Env e;
+  test_support::CellRun v =
+      test_support::run_cell(*find_property("wire.packed"), e.reference, e, 20261129);
+  EXPECT_GT(v.ran, 50);
+  EXPECT_FALSE(v.failure.has_value()) << v.failure->fingerprint << ": " << v.failure->message;
+}
+
+// distributed decides from random samples of a frame whether to compress
+// it, the reference from the whole frame: a frame in the window that
+// distributed sends as is while the subject compresses it is no failure,
+// if it decompresses to distributed's frame.
+class NeverCompresses : public test_support::DistributedStandIn {
+ public:
+  PackedBytes dumps_packed(const Node* value, Compression codec) override {
+    PackOptions options;
+    options.compression.codec = codec;
+    options.compression.max_ratio = 0;  // as if no sample ever compressed
+    return {pack_message(families::serialize(value, {}), options), codec_library_version(codec)};
+  }
+};
+
+TEST(DomainProperties, WirePackedAllowsDistributedsSampledRefusal) {
+  test_support::Env e;
+  e.peers["distributed"] = std::unique_ptr<Subject>(new NeverCompresses());
+  test_support::CellRun v =
+      test_support::run_cell(*find_property("wire.packed"), e.reference, e, 20261129);
+  EXPECT_GT(v.ran, 50);
+  EXPECT_FALSE(v.failure.has_value()) << v.failure->fingerprint << ": " << v.failure->message;
+}
+
+// A subject whose packing changes a frame's bytes, or compresses a frame
+// distributed would not, is caught with the frame it got wrong.
+class FaultyPacker : public ReferenceSubject {
+ public:
+  enum class Fault { FlipLastByte, CompressEverything };
+  explicit FaultyPacker(Fault f) : fault_(f) {}
+  PackedBytes pack(const Message& message, Compression codec) override {
+    if (fault_ == Fault::CompressEverything) {
+      PackOptions options;
+      options.compression.codec = codec;
+      options.compression.min_size = 0;
+      options.compression.max_ratio = 100;
+      return {pack_message(message, options), codec_library_version(codec)};
+    }
+    PackedBytes out = ReferenceSubject::pack(message, codec);
+    out.bytes.back() = static_cast<char>(out.bytes.back() ^ 1);
+    return out;
+  }
+
+ private:
+  Fault fault_;
+};
+
+TEST(DomainProperties, AChangedFrameFailsWirePacked) {
+  test_support::Env e;
+  FaultyPacker s(FaultyPacker::Fault::FlipLastByte);
+  test_support::CellRun v = test_support::run_cell(*find_property("wire.packed"), s, e, 20261129);
+  ASSERT_TRUE(v.failure.has_value());
+  EXPECT_EQ(v.failure->fingerprint.rfind("wire:packed-frame@packed-bytes", 0), 0u)
+      << v.failure->fingerprint;
+  EXPECT_NE(v.failure->message.find("first differs at byte"), std::string::npos)
+      << v.failure->message;
+}
+
+TEST(DomainProperties, CompressingOutsideTheWindowFailsWirePacked) {
+  test_support::Env e;
+  FaultyPacker s(FaultyPacker::Fault::CompressEverything);
+  test_support::CellRun v = test_support::run_cell(*find_property("wire.packed"), s, e, 20261129);
+  ASSERT_TRUE(v.failure.has_value());
+  EXPECT_EQ(v.failure->fingerprint.rfind("wire:packed-compression@packed-bytes", 0), 0u)
+      << v.failure->fingerprint;
+  EXPECT_NE(v.failure->message.find("frame 1 is marked lz4"), std::string::npos)
+      << v.failure->message;
 }
 
 // ---- each property can fail -------------------------------------------------------

@@ -128,7 +128,8 @@ class NoFamilies : public ReferenceSubject {
 TEST(NegativeControls, FamilyPropertiesSkipASubjectWithoutFamilies) {
   Env e;
   NoFamilies subject;
-  for (const char* id : {"zerocopy.device", "protocol.negotiated", "wire.distributed"}) {
+  for (const char* id :
+       {"zerocopy.device", "protocol.negotiated", "wire.distributed", "wire.packed"}) {
     const GateProperty* property = find_property(id);
     ASSERT_NE(property, nullptr) << id;
     EXPECT_NE(
