@@ -85,7 +85,7 @@ Verdict listed_verdict(const std::vector<KnownFailure>& known, const CellResult&
 }
 
 void apply_known_failures(const std::vector<KnownFailure>& known, RunReport& report,
-                          const ConfirmFailure& confirm) {
+                          const ConfirmFailure& confirm, const JudgesEntry& judges) {
   std::vector<bool> used(known.size(), false);
   std::vector<std::vector<CellResult*>> matched(known.size());
   for (auto& cell : report.cells) {
@@ -94,7 +94,7 @@ void apply_known_failures(const std::vector<KnownFailure>& known, RunReport& rep
     bool listed = false;
     for (std::size_t i = 0; i < known.size(); ++i) {
       if (!known[i].matches(cell.subject, cell.property)) continue;
-      matched[i].push_back(&cell);
+      if (known[i].exact() || !judges || judges(known[i], cell)) matched[i].push_back(&cell);
       if (failed && known[i].fingerprint == cell.fingerprint) {
         if (!listed) cell.known_reason = known[i].reason;
         listed = true;

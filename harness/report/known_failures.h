@@ -65,8 +65,14 @@ using ConfirmFailure =
 //   that it names exactly (no globs) is an UnexpectedPass. Entries matching
 //   only cells that did not run here (other shards, filters, skips) are not
 //   judged.
+// With `judges`, an entry with a glob is judged (confirmed, or found stale)
+// only on the cells `judges` accepts for it: a run of some subjects does not
+// call "* cross.stdlib/cpython ..." stale because the subjects it ran never
+// failed that way (the command's answer: those with a saved case of it).
+// A failed cell still uses any entry that matches it.
+using JudgesEntry = std::function<bool(const KnownFailure&, const CellResult&)>;
 void apply_known_failures(const std::vector<KnownFailure>& known, RunReport& report,
-                          const ConfirmFailure& confirm = {});
+                          const ConfirmFailure& confirm = {}, const JudgesEntry& judges = {});
 
 // Shell-style match of `text` against `pattern` (`*`, `?`, `[...]`).
 bool glob_match(std::string_view pattern, std::string_view text);

@@ -383,7 +383,16 @@ int run_gate(const RunArgs& a) {
     if (r.verdict != ReplayVerdict::StillFailing) return std::nullopt;
     return file->string();
   };
-  apply_known_failures(known, report, confirm);
+  // An entry with a glob speaks for the subjects it was seen failing on:
+  // those with a saved case of it. A run without them leaves it unjudged.
+  JudgesEntry judges = [&](const KnownFailure& k, const CellResult& cell) {
+    CaseRecord wanted;
+    wanted.subject = cell.subject;
+    wanted.property = cell.property;
+    wanted.fingerprint = k.fingerprint;
+    return saved_case(a.corpus, wanted).has_value();
+  };
+  apply_known_failures(known, report, confirm, judges);
 
   std::cout << "\n" << matrix_text(report) << "\n";
   for (const auto& c : report.cells) {

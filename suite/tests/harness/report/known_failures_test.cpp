@@ -125,6 +125,35 @@ TEST(KnownFailures, GlobEntryNeverMakesAnUnexpectedPassButGoesStale) {
   EXPECT_FALSE(fixed.ok());
 }
 
+TEST(KnownFailures, AGlobEntryIsJudgedOnlyWhereItsJudgeSaysSo) {
+  // "* cross.stdlib/cpython" was seen failing on old interpreters; a run of
+  // other subjects, which pass, must not call it stale.
+  auto known = parse_known_failures("* cross.stdlib/cpython stdlib:load-error old names\n");
+  auto only_old = [](const KnownFailure&, const CellResult& c) { return c.subject == "cpython-3.9"; };
+  RunReport r;
+  r.cells = {cell("cpython-py", "cross.stdlib/cpython", Verdict::Pass)};
+  apply_known_failures(known, r, {}, only_old);
+  EXPECT_TRUE(r.lines_to_remove.empty());
+  EXPECT_EQ(r.cells[0].verdict, Verdict::Pass);
+  EXPECT_TRUE(r.ok());
+
+  // With the subject it speaks for passing, it is stale.
+  RunReport fixed;
+  fixed.cells = {cell("cpython-py", "cross.stdlib/cpython", Verdict::Pass),
+                 cell("cpython-3.9", "cross.stdlib/cpython", Verdict::Pass)};
+  apply_known_failures(known, fixed, {}, only_old);
+  ASSERT_EQ(fixed.lines_to_remove.size(), 1u);
+  EXPECT_FALSE(fixed.ok());
+
+  // A failure on any matching subject still uses it.
+  RunReport failing;
+  failing.cells = {
+      cell("cpython-py", "cross.stdlib/cpython", Verdict::Fail, "stdlib:load-error")};
+  apply_known_failures(known, failing, {}, only_old);
+  EXPECT_EQ(failing.cells[0].verdict, Verdict::ExpectedFail);
+  EXPECT_TRUE(failing.ok());
+}
+
 TEST(KnownFailures, AMissedFailureHoldsWhileItsSavedCaseStillFails) {
   auto known = parse_known_failures(
       "cloudpickle cross.load mismatch:kind rare but real\n"
