@@ -46,6 +46,15 @@ std::vector<Malformed> mutations(const std::string& valid, int protocol) {
   // BINUNICODE claiming 1000 bytes where 2 follow.
   out.push_back({"length-past-end", valid.substr(0, valid.size() - 1) +
                                         std::string("X\xe8\x03\x00\x00" "ab", 7)});
+  // Text that is not UTF-8, where a reader must validate before it decodes
+  // (CPython allows only surrogates, with "surrogatepass"): a byte that never
+  // starts a character, an overlong NUL (modified UTF-8's), a sequence cut
+  // short; and, in protocol 0's raw-unicode-escape text, an escape cut short.
+  // A reader that decodes with replacement characters returns text for them.
+  out.push_back({"utf8-invalid-byte", before_stop(valid, std::string("X\x02\x00\x00\x00a\xff", 7))});
+  out.push_back({"utf8-overlong", before_stop(valid, std::string("X\x02\x00\x00\x00\xc0\x80", 7))});
+  out.push_back({"utf8-truncated", before_stop(valid, std::string("X\x03\x00\x00\x00a\xe2\x82", 8))});
+  out.push_back({"unicode-bad-escape", before_stop(valid, "V\\u12\n")});
   if (protocol >= 2 && valid.size() > 2) {
     std::string higher = valid;
     higher[1] = 6;
@@ -58,9 +67,9 @@ std::vector<Malformed> mutations(const std::string& valid, int protocol) {
 // not resolve or a callable that refuses its arguments (which a reader
 // that never imports anything has no reason to reject).
 bool format_error(const std::string& kind) {
-  static const std::array<std::string_view, 7> kinds = {
-      "UnpicklingError", "EOFError", "ValueError", "KeyError", "IndexError", "OverflowError",
-      "MemoryError"};
+  static const std::array<std::string_view, 8> kinds = {
+      "UnpicklingError", "EOFError",      "ValueError",  "KeyError",
+      "IndexError",      "OverflowError", "MemoryError", "UnicodeDecodeError"};
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
@@ -150,7 +159,10 @@ void add_malformed_properties(Registry& out) {
   p.needs_dumps = false;
   add(out, 70, std::move(p),
       {control("accepts-anything", "returns None for a stream it cannot decode instead of raising",
-               "malformed:accepted@")});
+               "malformed:accepted@"),
+       control("skips-utf8-validation",
+               "decodes text that is not UTF-8 with replacement characters instead of raising",
+               "malformed:accepted@utf8-")});
 }
 
 }  // namespace serialcheck::props
