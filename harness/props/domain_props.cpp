@@ -634,13 +634,20 @@ Outcome loads_in_distributed(Subject& dist, const TestCase& c, const Message& ou
   return Outcome::pass();
 }
 
+// How a value compares after distributed carried it: a tensor arrives as
+// its numpy view, and immutable values need not stay shared.
+EqualOptions distributed_view() {
+  EqualOptions o;
+  o.tensor_layout = false;
+  o.immutable_sharing = false;
+  return o;
+}
+
 Outcome wire_distributed(Subject& subject, const TestCase& c, PropertyEnv& env) {
   Subject* dist = env.subject(kDistributed, nullptr);
   if (dist == nullptr) return Outcome::discard("the distributed subject is not available");
   const families::FamilyRegistry& registry = *subject.family_registry();
-  EqualOptions numpy_view;
-  numpy_view.tensor_layout = false;  // distributed sends a tensor as its numpy view
-  numpy_view.immutable_sharing = false;
+  const EqualOptions numpy_view = distributed_view();
   // The subject's messages load in distributed: with the default families
   // (dask, then pickle), and with the pickle family alone (distributed's
   // serialize(x, serializers=["pickle"])), whose header says which
@@ -832,9 +839,7 @@ Outcome wire_packed(Subject& subject, const TestCase& c, PropertyEnv& env) {
   Subject* dist = env.subject(kDistributed, nullptr);
   if (dist == nullptr) return Outcome::discard("the distributed subject is not available");
   const families::FamilyRegistry& registry = *subject.family_registry();
-  EqualOptions numpy_view;
-  numpy_view.tensor_layout = false;  // distributed sends a tensor as its numpy view
-  numpy_view.immutable_sharing = false;
+  const EqualOptions numpy_view = distributed_view();
   for (const Compression codec : kPackedCodecs) {
     const std::string name(compression_name(codec));
     // distributed packs the value; the subject reads it, and packs the
