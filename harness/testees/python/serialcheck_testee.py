@@ -120,7 +120,7 @@ def _byte_view(data):
 
 
 def _nbytes(frame):
-    return len(frame) if PY2 else frame.nbytes
+    return frame.nbytes if isinstance(frame, memoryview) else len(frame)
 
 
 # Python 2 objects that pickle writes as globals (its save_global), beside
@@ -2332,7 +2332,9 @@ class Testee(object):
         for b in buffers:  # only on Python 3: Python 2 has no out of band
             with memoryview(b) as m:
                 writeable.append(not m.readonly)
-                frames.append(m.tobytes() if not m.contiguous else m.cast("B"))
+                # A view of bytes, where there are some: cast() refuses a
+                # shape with a zero in it (an empty array of shape (0, 3)).
+                frames.append(m.cast("B") if m.contiguous and m.nbytes else m.tobytes())
         doc = {"ok": True, "frame_lengths": [_nbytes(f) for f in frames]}
         if out_of_band:
             doc["writeable"] = writeable

@@ -413,6 +413,23 @@ def test_out_of_band_buffers(pickle_adapter):
     assert doc["value"]["list"][0] == {"buffer": "0102", "readonly": True}
 
 
+@pytest.mark.skipif(not HAS_NUMPY, reason="numpy does not import")
+def test_out_of_band_empty_arrays_of_any_shape():
+    # numpy hands an empty 2-d array's buffer over with its shape (0, 3);
+    # the adapter must send it as an empty frame, not fail on the cast.
+    adapter = Driver(["--preset", "pickle"], python=sys.executable)
+    try:
+        adapter.hello()
+        value = json.loads('{"ndarray":{"dtype":"<f8","shape":[0,3],"strides":[24,8],'
+                           '"offset":0,"writeable":true,"data":""}}')
+        doc, frames = adapter.ask({"op": "dumps", "value": value, "protocol": 5,
+                                   "out_of_band": True})
+        assert doc["ok"], doc
+        assert frames[1:] == [b""]
+    finally:
+        adapter.close()
+
+
 def test_errors_are_responses_and_the_adapter_lives_on(pickle_adapter):
     pickle_adapter.hello()
     doc, _ = pickle_adapter.ask({"op": "loads", "max_protocol": 5, "writeable": []},
