@@ -54,6 +54,20 @@ nlohmann::json case_to_json(const TestCase& c) {
   return j;
 }
 
+std::string case_to_json_text(const TestCase& c) {
+  std::string out = "{\"options\":{\"max_protocol\":";
+  out += std::to_string(c.max_protocol);
+  out += ",\"out_of_band\":";
+  out += c.out_of_band ? "true" : "false";
+  if (c.python_objects) out += ",\"python_objects\":true";
+  out += "},\"protocol\":";
+  out += std::to_string(c.protocol);
+  out += ",\"value\":";
+  out += to_json(c.value);
+  out += "}";
+  return out;
+}
+
 TestCase case_from_json(const nlohmann::json& j) {
   TestCase c;
   c.graph = std::make_shared<Graph>();

@@ -34,6 +34,9 @@ void showValue(const TestCase& c, std::ostream& os);
 
 // {"value": <canonical JSON>, "protocol": p, "options": {...}}.
 nlohmann::json case_to_json(const TestCase& c);
+// The same object as JSON text, written straight from the value (no JSON
+// tree in between): what a worker announces before each case.
+std::string case_to_json_text(const TestCase& c);
 // Throws std::runtime_error (or JsonFormError) on a malformed document.
 TestCase case_from_json(const nlohmann::json& j);
 

@@ -6,6 +6,7 @@
 
 #include "harness/props/explain.h"
 #include "harness/props/value_tools.h"
+#include "harness/subjects/phase_clock.h"
 #include "reference/common/utf8.h"
 #include "reference/pickle/target.h"
 #include "reference/types/ndarray.h"
@@ -155,6 +156,7 @@ Node* loads_step(Subject& subject, const Message& m, Graph& graph, int max_proto
 
 bool same_value(const Node* a, const Node* b, bool python, Difference* why,
                 const EqualOptions& options, const std::vector<std::string>& lost) {
+  phase::Scope timed(phase::Phase::Compare);
   Graph ga;
   Graph gb;
   const bool sharing_lost = std::find(lost.begin(), lost.end(), "sharing") != lost.end() ||

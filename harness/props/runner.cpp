@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <deque>
 
@@ -68,7 +69,8 @@ struct Slot {
   std::string subject;
   std::vector<std::size_t> remaining;  // cells not finished, in order
   std::optional<std::size_t> current;  // the cell in progress
-  nlohmann::json last_case;            // its announced case
+  nlohmann::json last_case;            // probe: its outcome line
+  std::string last_case_text;          // the announced case's line, parsed only if needed
   int last_n = 0;
   bool done = false;
   std::string error;
@@ -333,6 +335,21 @@ class Runner {
   }
 
   void handle_line(Slot& s, const std::string& text) {
+    // A case's announcement, the most frequent line by far: its number is
+    // read here, the case itself only if the worker dies or hangs in it.
+    static constexpr std::string_view kCasePrefix = "{\"t\":\"case\",\"n\":";
+    if (!s.probe && std::string_view(text).substr(0, kCasePrefix.size()) == kCasePrefix) {
+      const char* first = text.data() + kCasePrefix.size();
+      int n = 0;
+      auto [end, ec] = std::from_chars(first, text.data() + text.size(), n);
+      if (ec == std::errc() && end != first) {
+        s.last_case_text = text;
+        s.last_n = n;
+        s.clock = Clock::now();
+        if (s.current) emit(RunEvent::Kind::CaseStarted, *s.current, s.last_n);
+        return;
+      }
+    }
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
@@ -348,13 +365,13 @@ class Runner {
     if (t == "cell-start") {
       std::size_t cell = cell_of(s, j);
       s.current = cell;
-      s.last_case = nullptr;
+      s.last_case_text.clear();
       s.last_n = 0;
       s.clock = Clock::now();
       started_[cell] = s.clock;
       emit(RunEvent::Kind::CellStarted, cell);
-    } else if (t == "case") {
-      s.last_case = j["case"];
+    } else if (t == "case") {  // written another way than write_case_line's
+      s.last_case_text = text;
       s.last_n = j.value("n", 0);
       s.clock = Clock::now();
       if (s.current) emit(RunEvent::Kind::CaseStarted, *s.current, s.last_n);
@@ -385,6 +402,12 @@ class Runner {
       }
     }
     r.skip_reason.clear();
+    r.phases.clear();
+    if (j.contains("time") && j["time"].is_object()) {
+      for (const auto& [phase, spent] : j["time"].items()) {
+        if (spent.is_number()) r.phases[phase] = spent.get<double>();
+      }
+    }
     if (j.contains("coverage")) out_.coverage.merge(j["coverage"]);
     if (status == "pass") {
       r.verdict = Verdict::Pass;
@@ -413,9 +436,17 @@ class Runner {
     if (!cell && !s.remaining.empty()) cell = s.remaining.front();
     if (cell) {
       s.remaining.erase(std::find(s.remaining.begin(), s.remaining.end(), *cell));
-      if (!s.last_case.is_null() && s.current) {
+      std::optional<TestCase> announced;
+      if (!s.last_case_text.empty() && s.current) {
+        try {
+          announced = case_from_json(nlohmann::json::parse(s.last_case_text).at("case"));
+        } catch (const std::exception&) {
+          // a line cut short by the crash: charged as a case-less failure below
+        }
+      }
+      if (announced) {
         start_shrink(*cell, fp, s.last_n);
-        shrinks_.back().original = case_from_json(s.last_case);
+        shrinks_.back().original = std::move(*announced);
         shrinks_.back().best = shrinks_.back().original;
         shrinks_.back().candidates = shrink_candidates(shrinks_.back().best);
       } else {
@@ -501,6 +532,19 @@ bool matrix_pair_planned(const CellId& cell, const std::map<std::string, std::st
   if (p == "*") return true;
   if (p == kInterpreterGroup) return false;
   return c == "*" || c == p;
+}
+
+std::function<std::string(const CellId&)> worker_key_for(std::map<std::string, std::string> shared,
+                                                         std::set<std::string> testees) {
+  return [shared = std::move(shared), testees = std::move(testees)](const CellId& cell) {
+    std::string owner = cell.subject;
+    if (auto pair = parse_pair_id(cell.property);
+        pair && testees.count(pair->producer) > 0 && testees.count(cell.subject) == 0) {
+      owner = pair->producer;
+    }
+    auto it = shared.find(owner);
+    return it != shared.end() ? it->second : owner;
+  };
 }
 
 std::uint64_t cell_seed(std::uint64_t run_seed, const std::string& subject,

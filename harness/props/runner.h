@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,18 @@ struct RunEvent {
   int finished = 0;                    // cells finished so far
   int total = 0;                       // cells in this run
 };
+
+// The worker key `serialcheck run` uses (RunOptions::worker_key): a
+// subject in `shared` runs in the worker it names (the interpreters' shared
+// workers), any other in a worker of its own; and a pair cell
+// (cross.matrix/P and the other pair families) whose producer P is one of
+// `testees` and whose consumer is not goes to P's worker, where P's process
+// is running anyway. Otherwise every in-process consumer's worker would
+// start each testee producer once more, and a testee takes seconds to start
+// where an in-process consumer takes milliseconds. Which worker runs a cell
+// does not change its cases (cell_seed).
+std::function<std::string(const CellId&)> worker_key_for(std::map<std::string, std::string> shared,
+                                                         std::set<std::string> testees);
 
 struct RunOptions {
   // Every subject the build has; the properties find helper subjects

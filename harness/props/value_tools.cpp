@@ -1,4 +1,5 @@
 #include "harness/props/value_tools.h"
+#include "harness/subjects/phase_clock.h"
 
 #include <algorithm>
 #include <bit>
@@ -470,6 +471,7 @@ const Node* relax_value(const Node* value, Graph& scratch, const std::vector<std
 
 bool equal_under(const Node* a, const Node* b, SharingRule rule, Difference* why,
                  const EqualOptions& options, const std::vector<std::string>& lost) {
+  phase::Scope timed(phase::Phase::Compare);
   if (a == nullptr || b == nullptr) return equal(a, b, options, why);
   Graph ga;
   Graph gb;

@@ -8,7 +8,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -22,6 +24,7 @@
 #include "harness/props/shrink.h"
 #include "harness/report/results.h"
 #include "harness/subjects/external_subject.h"
+#include "harness/subjects/phase_clock.h"
 
 namespace serialcheck::worker {
 namespace {
@@ -57,50 +60,71 @@ Made make_subject(const std::vector<SubjectFactory>& factories, const std::strin
   return m;
 }
 
-// Passes everything through and records what dumps() wrote.
-class RecordingSubject : public Subject {
+// Passes everything through, charging the calls to the Subject phase
+// (phase_clock.h; the subject's own scopes take out the bridge and the
+// wait for a testee), and, with a recorder, records what dumps() wrote.
+class TimedSubject : public Subject {
  public:
-  RecordingSubject(Subject& inner, CoverageRecorder& recorder)
-      : inner_(inner), recorder_(recorder) {}
-  RecordingSubject(std::unique_ptr<Subject> owned, CoverageRecorder& recorder)
+  TimedSubject(std::unique_ptr<Subject> owned, CoverageRecorder* recorder)
       : owned_(std::move(owned)), inner_(*owned_), recorder_(recorder) {}
   std::string name() const override { return inner_.name(); }
-  Capabilities capabilities() const override { return inner_.capabilities(); }
+  // An external subject starts its testee for its first capabilities().
+  Capabilities capabilities() const override {
+    phase::Scope timed(phase::Phase::Start);
+    return inner_.capabilities();
+  }
   std::optional<std::string> unavailable_reason() const override {
+    phase::Scope timed(phase::Phase::Start);
     return inner_.unavailable_reason();
   }
+  std::string description() const override { return inner_.description(); }
   Message dumps(const Node* value, const DumpOptions& options) override {
+    phase::Scope timed(phase::Phase::Subject);
     Message m = inner_.dumps(value, options);
-    recorder_.record(m, options.protocol);
+    if (recorder_ != nullptr) recorder_->record(m, options.protocol);
     return m;
   }
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override {
+    phase::Scope timed(phase::Phase::Subject);
     return inner_.loads(message, graph, options);
   }
   const families::FamilyRegistry* family_registry() const override {
     return inner_.family_registry();
   }
+  ByValueOutcome by_value(const ByValueCase& c) override {
+    phase::Scope timed(phase::Phase::Subject);
+    return inner_.by_value(c);
+  }
   std::string dumps_recipe(const std::string& recipe, int protocol) override {
+    phase::Scope timed(phase::Phase::Subject);
     return inner_.dumps_recipe(recipe, protocol);
   }
   RecipeLoad loads_recipe(const std::string& recipe, std::string_view pickle) override {
+    phase::Scope timed(phase::Phase::Subject);
     return inner_.loads_recipe(recipe, pickle);
   }
   PackedBytes pack(const Message& message, Compression codec) override {
+    phase::Scope timed(phase::Phase::Subject);
     return inner_.pack(message, codec);
   }
-  Message unpack(std::span<const std::uint8_t> bytes) override { return inner_.unpack(bytes); }
+  Message unpack(std::span<const std::uint8_t> bytes) override {
+    phase::Scope timed(phase::Phase::Subject);
+    return inner_.unpack(bytes);
+  }
   PackedBytes dumps_packed(const Node* value, Compression codec) override {
+    phase::Scope timed(phase::Phase::Subject);
     return inner_.dumps_packed(value, codec);
   }
   Node* loads_packed(std::span<const std::uint8_t> bytes, Graph& graph) override {
+    phase::Scope timed(phase::Phase::Subject);
     return inner_.loads_packed(bytes, graph);
   }
+  bool external() const { return dynamic_cast<const ExternalSubject*>(&inner_) != nullptr; }
 
  private:
   std::unique_ptr<Subject> owned_;
   Subject& inner_;
-  CoverageRecorder& recorder_;
+  CoverageRecorder* recorder_;
 };
 
 // Makes helper subjects on first use, one instance per name. With a
@@ -121,7 +145,8 @@ class SubjectPool {
   void release(const std::string& name) {
     auto it = made_.find(name);
     if (it == made_.end() || !it->second.subject) return;
-    if (dynamic_cast<ExternalSubject*>(it->second.subject.get()) == nullptr) return;
+    const auto* timed = dynamic_cast<const TimedSubject*>(it->second.subject.get());
+    if (timed == nullptr || !timed->external()) return;
     adopted_.erase(name);
     made_.erase(it);
   }
@@ -130,9 +155,11 @@ class SubjectPool {
     if (auto a = adopted_.find(name); a != adopted_.end()) return a->second;
     auto it = made_.find(name);
     if (it == made_.end()) {
+      phase::Scope timed(phase::Phase::Start);
       Made m = make_subject(factories_, name);
-      if (m.subject && recorder_ != nullptr && name == kCoverageSubject) {
-        m.subject = std::make_unique<RecordingSubject>(std::move(m.subject), *recorder_);
+      if (m.subject) {
+        m.subject = std::make_unique<TimedSubject>(
+            std::move(m.subject), name == kCoverageSubject ? recorder_ : nullptr);
       }
       it = made_.emplace(name, std::move(m)).first;
     }
@@ -146,6 +173,15 @@ class SubjectPool {
   std::map<std::string, Made> made_;
   std::map<std::string, Subject*> adopted_;
 };
+
+// {"t":"case","n":N,"property":P,"case":{...}} in this order, which the
+// runner reads without parsing the case (it needs it only if the worker
+// dies or hangs in it).
+void write_case_line(int fd, const std::string& property, int n, const TestCase& c) {
+  std::string text = "{\"t\":\"case\",\"n\":" + std::to_string(n) + ",\"property\":" +
+                     nlohmann::json(property).dump() + ",\"case\":" + case_to_json_text(c) + "}\n";
+  write_text(fd, text);
+}
 
 nlohmann::json skip_line(const std::string& property, const std::string& reason) {
   return {
@@ -163,11 +199,19 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
   std::map<std::string, int> discarded;  // by reason, before the first failure
   auto generator = case_generator(a.plan);
   auto check = [&] {
-    TestCase c = *generator;
+    // After the first failure RapidCheck is shrinking: all of it is Shrink.
+    if (last_failure) phase::start_shrinking();
+    std::optional<TestCase> drawn;
+    {
+      phase::Scope timed(phase::Phase::Generate);
+      drawn.emplace(*generator);
+    }
+    TestCase& c = *drawn;
     ++announced;
-    write_line(
-        fd,
-        {{"t", "case"}, {"property", property.id}, {"n", announced}, {"case", case_to_json(c)}});
+    {
+      phase::Scope timed(phase::Phase::Record);
+      write_case_line(fd, property.id, announced, c);
+    }
     Outcome o = check_case(property, subject, c, env);
     if (o.status == Outcome::Status::Discard) {
       last_discard = o.message;
@@ -218,10 +262,7 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
           return false;
         }
         ++announced;
-        write_line(fd, {{"t", "case"},
-                        {"property", property.id},
-                        {"n", announced},
-                        {"case", case_to_json(candidate)}});
+        write_case_line(fd, property.id, announced, candidate);
         Outcome o = check_case(property, subject, candidate, env);
         // The cause must stay; the container it sits in may change.
         if (!o.failed() || fingerprint_cause(o.fingerprint) != fingerprint_cause(fingerprint)) {
@@ -230,6 +271,8 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
         last_failure->second = std::move(o);
         return true;
       };
+      phase::start_shrinking();
+      phase::Scope timed(phase::Phase::Shrink);
       TestCase smallest = shrink_greedily(last_failure->first, same_failure, kValueShrinkSteps);
       f = outcome_to_json(last_failure->second);
       f["case"] = case_to_json(smallest);
@@ -274,7 +317,10 @@ void quiet_rapidcheck_configuration() {
 }  // namespace
 
 void write_line(int fd, const nlohmann::json& j) {
-  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  write_text(fd, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+void write_text(int fd, const std::string& text) {
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
@@ -380,6 +426,8 @@ void cells_worker(int fd, const CellsJob& job) {
       // Made after the cell-start line, so that a hang here has a cell to
       // charge; one instance per name for the whole worker, which is also
       // the instance the properties get as a helper.
+      phase::reset();
+      const Clock::time_point cell_start = Clock::now();
       std::string why_not;
       Subject* subject = pool.get(name, &why_not);
       if (subject == nullptr) {
@@ -389,6 +437,17 @@ void cells_worker(int fd, const CellsJob& job) {
       pool.adopt(name, subject);
       nlohmann::json line = run_cell(fd, *subject, *property, env, job);
       line["subject"] = name;
+      // The phases, and "other": the cell's time here that none took.
+      const phase::Totals spent = phase::totals();
+      const double wall = std::chrono::duration<double>(Clock::now() - cell_start).count();
+      double charged = 0;
+      nlohmann::json time = nlohmann::json::object();
+      for (std::size_t p = 0; p < phase::kPhaseCount; ++p) {
+        time[std::string(phase::kPhaseNames[p])] = spent[p];
+        charged += spent[p];
+      }
+      time["other"] = std::max(0.0, wall - charged);
+      line["time"] = std::move(time);
       if (!recorder.empty()) {
         line["coverage"] = recorder.to_json();
         recorder = CoverageRecorder();

@@ -1,9 +1,11 @@
 // The child side of the runner (runner.h): what a forked worker does, and
 // the JSON lines it writes to the parent, one object per line:
 //   {"t":"cell-start","subject":S,"property":P}
-//   {"t":"case","property":P,"n":N,"case":{value, protocol, options}}  before running it
+//   {"t":"case","n":N,"property":P,"case":{options, protocol, value}}  before running it,
+//    with its keys in this order (the runner reads "n" without parsing the rest)
 //   {"t":"cell","subject":S,"property":P,"status":"pass|fail|skip","cases":N,"reason":R,
-//    "discarded":{REASON:N,...},"failure":{...outcome..., "case":{...}},"coverage":{...}}
+//    "discarded":{REASON:N,...},"failure":{...outcome..., "case":{...}},"coverage":{...},
+//    "time":{PHASE:SECONDS,...,"other":SECONDS}}  (harness/subjects/phase_clock.h)
 //   {"t":"outcome","status":"ran|skipped","outcome":{...},"reason":R}  (a probe)
 //   {"t":"done"}
 // Internal to harness/props.
@@ -58,6 +60,8 @@ Child spawn(const std::function<void(int fd)>& body, const std::vector<int>& clo
 
 // Writes one JSON line, whole, to `fd` (retrying partial writes).
 void write_line(int fd, const nlohmann::json& j);
+// Writes `text` (a line with its newline) the same way.
+void write_text(int fd, const std::string& text);
 
 // Splits buffered bytes into complete lines.
 class LineBuffer {

@@ -17,6 +17,12 @@ nlohmann::json cell_to_json(const CellResult& c) {
   for (std::string_view reason : kDiscardReasons) discarded[std::string(reason)] = 0;
   for (const auto& [reason, count] : c.discarded) discarded[reason] = count;
   j["discarded"] = std::move(discarded);
+  // Where the cell's seconds went (docs/perf.md, "Where a case's time goes").
+  if (!c.phases.empty()) {
+    nlohmann::json time = nlohmann::json::object();
+    for (const auto& [phase, spent] : c.phases) time[phase] = spent;
+    j["time"] = std::move(time);
+  }
   if (c.verdict == Verdict::Skip) j["skip_reason"] = c.skip_reason;
   if (!c.fingerprint.empty()) j["fingerprint"] = c.fingerprint;
   if (!c.message.empty()) j["message"] = c.message;

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "harness/props/coverage.h"
 #include "harness/report/version_matrix.h"
+#include "harness/subjects/phase_clock.h"
 #include "reference/pickle/opcodes.h"
 
 namespace serialcheck {
@@ -200,6 +203,71 @@ std::string matrix_text(const RunReport& r) {
   return out;
 }
 
+// One row of "Where the time went": cells grouped under `key`.
+struct TimeRow {
+  int cells = 0;
+  long cases = 0;
+  double seconds = 0;
+  std::map<std::string, double> phases;  // "other" included
+};
+
+void add_time(TimeRow& row, const CellResult& c) {
+  ++row.cells;
+  row.cases += c.cases + c.discarded_cases();
+  row.seconds += c.seconds;
+  for (const auto& [phase, spent] : c.phases) row.phases[phase] += spent;
+}
+
+std::string time_table(const std::string& what, const std::vector<std::pair<std::string, TimeRow>>& rows,
+                       const std::vector<std::string>& phases) {
+  std::string out = fmt::format("| {} | cells | cases | seconds | cases/s |", what);
+  for (const auto& p : phases) out += " " + p + " |";
+  out += "\n|---|---|---|---|---|";
+  for (std::size_t i = 0; i < phases.size(); ++i) out += "---|";
+  out += "\n";
+  for (const auto& [key, row] : rows) {
+    out += fmt::format("| {} | {} | {} | {:.1f} | {} |", key, row.cells, row.cases, row.seconds,
+                       row.seconds > 0 ? fmt::format("{:.0f}", static_cast<double>(row.cases) / row.seconds)
+                                       : std::string("-"));
+    for (const auto& p : phases) {
+      auto it = row.phases.find(p);
+      const double spent = it == row.phases.end() ? 0 : it->second;
+      out += row.seconds > 0 ? fmt::format(" {:.0f}% |", 100 * spent / row.seconds) : " - |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// The cells' time by subject and by property (a pair family's cells, e.g.
+// cross.matrix/<producer>, as one row), each phase as a share of the
+// seconds; "" when no cell sent phases.
+std::string time_text(const RunReport& r) {
+  std::map<std::string, TimeRow> by_subject;
+  std::map<std::string, TimeRow> by_property;
+  std::set<std::string> seen;
+  for (const auto& c : r.cells) {
+    if (c.phases.empty()) continue;
+    add_time(by_subject[c.subject], c);
+    add_time(by_property[c.property.substr(0, c.property.find('/'))], c);
+    for (const auto& [phase, spent] : c.phases) seen.insert(phase);
+  }
+  if (by_subject.empty()) return "";
+  std::vector<std::string> phases;
+  for (std::string_view p : phase::kPhaseNames) {
+    if (seen.count(std::string(p)) > 0) phases.emplace_back(p);
+  }
+  if (seen.count("other") > 0) phases.emplace_back("other");
+  auto slowest_first = [](const std::map<std::string, TimeRow>& m) {
+    std::vector<std::pair<std::string, TimeRow>> v(m.begin(), m.end());
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+    return v;
+  };
+  return time_table("subject", slowest_first(by_subject), phases) + "\n" +
+         time_table("property", slowest_first(by_property), phases);
+}
+
 std::string markdown_report(const RunReport& r) {
   std::string out = "# serialcheck conformance report\n\n";
   auto counts = r.summary();
@@ -342,6 +410,19 @@ std::string markdown_report(const RunReport& r) {
       out += "\nRemove these lines from " + file + " (they no longer fail that way):\n\n" +
              fenced(body);
     }
+  }
+
+  if (std::string time = time_text(r); !time.empty()) {
+    out +=
+        "\n## Where the time went\n\nEach cell's seconds, as the worker charged them: "
+        "`generate` (drawing the case), `record` (announcing each case to the runner), `start` "
+        "(making subjects, starting testees), `subject` (inside the subjects' calls), `bridge` "
+        "(values to and from Python objects or a testee's JSON), `testee` (waiting for a "
+        "testee's answer), `compare` (comparing values), `shrink` (everything after a cell's "
+        "first failure), `other` (the rest of the worker's time: RapidCheck, the property's own "
+        "logic). "
+        "Slowest first; per cell in conformance.json (`time`).\n\n" +
+        time;
   }
 
   out += "\n## Coverage of the reference encoder\n\n";

@@ -1,5 +1,7 @@
 #include "harness/report/results.h"
 
+#include <algorithm>
+
 namespace serialcheck {
 
 std::string verdict_name(Verdict v) {

@@ -50,6 +50,12 @@ struct CellResult {
   // (kDiscardReasons); a reason with none is absent.
   std::map<std::string, int> discarded;
   double seconds = 0;
+  // Where the worker spent the cell's time, by phase (kPhaseNames of
+  // harness/subjects/phase_clock.h, and "other": the worker's time for the
+  // cell that no phase took); empty when the worker sent none (a crash, a
+  // cell skipped before it started). Measured in the worker, so their sum
+  // can differ from `seconds`, the runner's, by the pipe's latency.
+  std::map<std::string, double> phases;
   std::string skip_reason;
 
   // When the cell failed (verdict Fail or ExpectedFail):

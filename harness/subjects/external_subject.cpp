@@ -1,6 +1,7 @@
 // The runner's side of the testee protocol (docs/testee-protocol.md): the
 // testee process, its pipes, and the requests the Subject calls become.
 #include "harness/subjects/external_subject.h"
+#include "harness/subjects/phase_clock.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -576,6 +577,8 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
   reply.stderr_mark = mark;
   const Deadline deadline(timeout_s);
   try {
+    // Writing, then waiting for and reading the answer; the parse is Bridge.
+    phase::Scope waiting(phase::Phase::Testee);
     const auto n = static_cast<std::uint32_t>(document.size());
     const char length[4] = {static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
                             static_cast<char>((n >> 16) & 0xff), static_cast<char>(n >> 24)};
@@ -615,6 +618,7 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     // A callback keeps "value" out of the tree: it is read from the text by
     // from_json, which does not recurse (the tree's dump() would).
     try {
+      phase::Scope parsing(phase::Phase::Bridge);
       reply.doc = nlohmann::json::parse(
           reply.text,
           [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
@@ -722,6 +726,7 @@ ExternalSubject::Process& ExternalSubject::live() const {
   if (process_) return *process_;
   tried_ = true;
   ++starts_;
+  phase::Scope timed(phase::Phase::Start);  // through the hello
   const std::uint64_t mark = stderr_total_;
   std::string why;
   process_ = Process::spawn(*this, &why);
@@ -907,7 +912,11 @@ Message ExternalSubject::dumps(const Node* value, const DumpOptions& options) {
   if (!info_->capabilities.can_dump) {
     throw SubjectError(kUnsupported, "the testee does not dump (its hello says \"dumps\": false)");
   }
-  std::string document = "{\"op\":\"dumps\"," + dumps_fields(value, options);
+  std::string document = "{\"op\":\"dumps\",";
+  {
+    phase::Scope timed(phase::Phase::Bridge);
+    document += dumps_fields(value, options);
+  }
   // cross.py2's choices (docs/testee-protocol.md): the writer's fix_imports
   // only to a testee that takes it; the reader's choice to any writer.
   if (!options.fix_imports) {
@@ -965,6 +974,7 @@ Node* ExternalSubject::loads(const Message& message, Graph& graph, const LoadOpt
   const auto [offset, size] = find_value_member(reply.text);
   if (offset == std::string_view::npos) protocol_failure(reply, "the response has no \"value\"");
   try {
+    phase::Scope timed(phase::Phase::Bridge);
     Node* root = from_json(std::string_view(reply.text).substr(offset, size), graph);
     graph.root = root;
     return root;

@@ -13,6 +13,7 @@
 #include "harness/python/buffers.h"
 #include "harness/python/call.h"
 #include "harness/subjects/python_subjects.h"
+#include "harness/subjects/phase_clock.h"
 
 namespace serialcheck {
 namespace {
@@ -282,7 +283,11 @@ class DistributedSubject final : public PythonSubject {
     require_available();
     Gil gil;
     install_packing();
-    PyRef object = python::to_python(value);
+    PyRef object;
+    {
+      phase::Scope timed(phase::Phase::Bridge);
+      object = python::to_python(value);
+    }
     PyRef module = python::make_str(module_);
     PyRef name = codec == Compression::None ? PyRef::borrow(Py_None)
                                             : python::make_str(compression_name(codec));
@@ -320,7 +325,10 @@ class DistributedSubject final : public PythonSubject {
     }
     python::BridgeOptions bridge;
     bridge.protocol = 5;  // distributed pickles at its highest protocol
-    graph.root = python::from_python(object.get(), graph, bridge);
+    {
+      phase::Scope timed(phase::Phase::Bridge);
+      graph.root = python::from_python(object.get(), graph, bridge);
+    }
     return graph.root;
   }
 

@@ -11,6 +11,7 @@
 #include "harness/python/buffers.h"
 #include "harness/python/byvalue.h"
 #include "harness/python/stdlib.h"
+#include "harness/subjects/phase_clock.h"
 
 namespace serialcheck {
 
@@ -88,7 +89,11 @@ PyRef persistent_subclass(const char* maker, PyObject* cls) {
 Message PythonSubject::dumps(const Node* value, const DumpOptions& options) {
   require_available();
   Gil gil;
-  PyRef object = python::to_python(value);
+  PyRef object;
+  {
+    phase::Scope timed(phase::Phase::Bridge);
+    object = python::to_python(value);
+  }
   persistent_ids_ = holds_persistent_ids(value);
   struct Reset {
     bool& flag;
@@ -103,7 +108,10 @@ Node* PythonSubject::loads(const Message& message, Graph& graph, const LoadOptio
   PyRef object = loads_object(message, options);
   python::BridgeOptions bridge;
   bridge.protocol = describe_protocol(message);
-  graph.root = python::from_python(object.get(), graph, bridge);
+  {
+    phase::Scope timed(phase::Phase::Bridge);
+    graph.root = python::from_python(object.get(), graph, bridge);
+  }
   return graph.root;
 }
 

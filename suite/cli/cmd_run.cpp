@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -334,10 +335,10 @@ int run_gate(const RunArgs& a) {
     if (groups.count(s) == 0) continue;
     shared_worker[s] = fmt::format("interpreters#{}", shared_worker.size() % options.jobs);
   }
-  options.worker_key = [shared_worker](const CellId& cell) {
-    auto it = shared_worker.find(cell.subject);
-    return it != shared_worker.end() ? it->second : cell.subject;
-  };
+  // Pair cells with a testee producer run where that testee runs anyway.
+  std::set<std::string> testees;
+  for (const auto& c : testee_configs(a.sources)) testees.insert(c.name);
+  options.worker_key = worker_key_for(shared_worker, testees);
   if (!a.no_save) options.corpus_dir = a.corpus;
   Progress progress(known);
   options.on_event = [&progress](const RunEvent& e) { progress.on(e); };

@@ -19,6 +19,7 @@
 
 #include "harness/props/value_tools.h"
 #include "harness/report/results.h"
+#include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "suite/tests/support/gate.h"
 
@@ -258,6 +259,93 @@ TEST(SharedWorkers, WithoutAKeyEachSubjectHasItsOwnWorker) {
   EXPECT_EQ(
       std::count_if(made.begin(), made.end(), [](const auto& m) { return m.first == "writer"; }),
       2);
+}
+
+TEST(SharedWorkers, APairCellWithATesteeProducerRunsInTheProducersWorker) {
+  auto key = worker_key_for({{"cpython-3.12-wasm", "interpreters#1"}},
+                            {"writer", "cpython-3.12-wasm", "other-testee"});
+  EXPECT_EQ(key({"reader", "cross.matrix/writer"}), "writer");
+  EXPECT_EQ(key({"reader", "cross.load"}), "reader");
+  EXPECT_EQ(key({"writer", "roundtrip.equal"}), "writer");
+  // A shared worker stays the producer's key.
+  EXPECT_EQ(key({"reference", "cross.matrix/cpython-3.12-wasm"}), "interpreters#1");
+  EXPECT_EQ(key({"cpython-3.12-wasm", "cross.matrix/reference"}), "interpreters#1");
+  // A testee consumer keeps its own worker: it would start there anyway.
+  EXPECT_EQ(key({"other-testee", "cross.matrix/writer"}), "other-testee");
+  // A built-in producer does not move the cell.
+  EXPECT_EQ(key({"reader", "cross.matrix/reference"}), "reader");
+
+  // In a run: the writer, named a testee, is made once, in one worker with
+  // the reader's pair cell; its own cells' verdicts are those of separate
+  // workers (WithoutAKeyEachSubjectHasItsOwnWorker, the control, makes the
+  // writer twice).
+  const std::string file = ::testing::TempDir() + "pair_workers_made.txt";
+  std::remove(file.c_str());
+  RunOptions o = recorded_options(file);
+  o.worker_key = worker_key_for({}, {"writer"});
+  RunOutput out = run_cells(o);
+  for (const auto& c : out.cells) {
+    EXPECT_EQ(c.verdict, Verdict::Pass) << c.subject << " " << c.property << " " << c.message;
+  }
+  auto made = made_in(file);
+  EXPECT_EQ(
+      std::count_if(made.begin(), made.end(), [](const auto& m) { return m.first == "writer"; }),
+      1);
+}
+
+TEST(Phases, EveryCellSaysWhereItsTimeWent) {
+  RunOptions o = recorded_options(::testing::TempDir() + "phases_made.txt");
+  RunOutput out = run_cells(o);
+  for (const auto& c : out.cells) {
+    ASSERT_EQ(c.verdict, Verdict::Pass) << c.message;
+    for (std::string_view phase : {"generate", "record", "start", "subject", "bridge", "testee",
+                                   "compare", "shrink", "other"}) {
+      EXPECT_EQ(c.phases.count(std::string(phase)), 1u) << c.property << " " << phase;
+    }
+    // Ten cases were drawn, announced and given to the subject: each took time.
+    EXPECT_GT(c.phases.at("generate"), 0) << c.property;
+    EXPECT_GT(c.phases.at("record"), 0) << c.property;
+    EXPECT_GT(c.phases.at("subject"), 0) << c.property;
+    EXPECT_GT(c.phases.at("compare"), 0) << c.property;
+    // No testee here, and nothing failed.
+    EXPECT_EQ(c.phases.at("testee"), 0) << c.property;
+    EXPECT_EQ(c.phases.at("shrink"), 0) << c.property;
+    // The worker's clock against the runner's: they differ by the pipe's
+    // latency only.
+    double charged = 0;
+    for (const auto& [phase, spent] : c.phases) charged += spent;
+    EXPECT_NEAR(charged, c.seconds, 0.25) << c.property;
+  }
+}
+
+TEST(Phases, AFailingCellChargesItsShrinkingToShrink) {
+  // A subject that loads every tuple as a list fails roundtrip.equal and is
+  // shrunk inside the worker: that time is Shrink, and the cases before the
+  // failure keep their phases.
+  RunOptions o;
+  o.factories = {{"tuples-as-lists", [] { return make_mutant_subject("tuples-as-lists"); }},
+                 {"reference", [] { return std::make_unique<ReferenceSubject>(); }}};
+  o.cells = {{"tuples-as-lists", "roundtrip.equal"}};
+  o.cases = 100;
+  o.seed = 5;
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 1u);
+  const CellResult& c = out.cells[0];
+  ASSERT_EQ(c.verdict, Verdict::Fail) << c.message;
+  EXPECT_GT(c.phases.at("shrink"), 0);
+  EXPECT_GT(c.phases.at("generate"), 0);
+  double charged = 0;
+  for (const auto& [phase, spent] : c.phases) charged += spent;
+  EXPECT_NEAR(charged, c.seconds, 0.25);
+}
+
+TEST(Phases, AWorkerThatDiesSendsNone) {
+  RunOptions o = options(MisbehavingSubject::Mode::Abort, {{"misbehaving", "loads.pure"}}, 40, 11,
+                         1, 60);
+  RunOutput out = run_cells(o);
+  ASSERT_EQ(out.cells.size(), 1u);
+  EXPECT_EQ(out.cells[0].fingerprint, "crash:SIGABRT");
+  EXPECT_TRUE(out.cells[0].phases.empty());
 }
 
 }  // namespace

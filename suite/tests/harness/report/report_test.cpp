@@ -67,6 +67,37 @@ TEST(Reports, JsonParsesBackWithEveryCell) {
   EXPECT_EQ(j["ok"], false);
 }
 
+TEST(Reports, EveryReportSaysWhereTheTimeWent) {
+  RunReport r = sample_report();
+  r.cells[0].seconds = 2.0;
+  r.cells[0].cases = 100;
+  r.cells[0].phases = {{"generate", 0.5}, {"subject", 1.0}, {"compare", 0.25}, {"other", 0.25}};
+  r.cells[2].seconds = 1.0;
+  r.cells[2].cases = 7;
+  r.cells[2].phases = {{"generate", 0.1}, {"shrink", 0.6}, {"other", 0.3}};
+  // A cell with no phases (its worker died) reports none.
+  const auto j = report_to_json(r);
+  ASSERT_TRUE(j["cells"][0].contains("time"));
+  EXPECT_DOUBLE_EQ(j["cells"][0]["time"]["subject"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["cells"][0]["time"]["other"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["cells"][2]["time"]["other"].get<double>(), 0.3);
+  EXPECT_FALSE(j["cells"][1].contains("time"));
+  EXPECT_FALSE(j["cells"][3].contains("time"));
+
+  const std::string md = markdown_report(r);
+  ASSERT_NE(md.find("## Where the time went"), std::string::npos) << md;
+  // By subject, the slower first; shares of each row's seconds.
+  const auto reference_row = md.find("| reference | 1 | 100 | 2.0 | 50 | 25% |");
+  const auto cpython_row = md.find("| cpython | 1 | 7 | 1.0 | 7 | 10% |");
+  EXPECT_NE(reference_row, std::string::npos) << md;
+  EXPECT_NE(cpython_row, std::string::npos) << md;
+  EXPECT_LT(reference_row, cpython_row);
+  EXPECT_NE(md.find("| roundtrip.equal | 2 | 107 | 3.0 |"), std::string::npos) << md;
+
+  // The control: a run whose workers sent no phases has no such section.
+  EXPECT_EQ(markdown_report(sample_report()).find("Where the time went"), std::string::npos);
+}
+
 // Checks that every tag opened is closed in order, and counts elements.
 std::map<std::string, int> check_xml(const std::string& xml) {
   std::map<std::string, int> counts;
