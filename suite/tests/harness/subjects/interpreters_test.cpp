@@ -5,6 +5,7 @@
 #include "harness/subjects/interpreters.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -28,7 +29,9 @@ void fake_python(const fs::path& path, const std::string& answer, int status = 0
 class Interpreters : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / "interpreters_test";
+    // One folder per process: the cases of this fixture may run at once in
+    // several test processes (ctest -j, shards).
+    root_ = fs::path(::testing::TempDir()) / ("interpreters_test-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fake_python(root_ / "pyenv/versions/3.9.1/bin/python", "CPython 3.9.1");
     fake_python(root_ / "pyenv/versions/2.7.18/bin/python", "CPython 2.7.18");
