@@ -1,6 +1,7 @@
 #include "harness/corpus/replay.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "harness/corpus/corpus.h"
 
@@ -21,11 +22,14 @@ bool replay_verdict_fails(ReplayVerdict v) {
   return v == ReplayVerdict::Fixed || v == ReplayVerdict::Changed || v == ReplayVerdict::Invalid;
 }
 
-ReplayResult replay_file(const std::filesystem::path& path,
-                         const std::vector<SubjectFactory>& factories, double timeout_s) {
-  ReplayResult r;
+namespace {
+
+// The case file read, and the verdict that needs no run (invalid, or a
+// subject this build does not know); nullopt when the case must run.
+std::optional<ReplayResult> before_running(const std::filesystem::path& path,
+                                           const std::vector<SubjectFactory>& factories,
+                                           CaseRecord& record, ReplayResult& r) {
   r.path = path;
-  CaseRecord record;
   try {
     record = load_case(path);
   } catch (const std::exception& e) {
@@ -44,7 +48,11 @@ ReplayResult replay_file(const std::filesystem::path& path,
                "\" is not known here (external subjects come from subjects.json or --testee)";
     return r;
   }
-  ProbeResult p = probe_case(factories, record.subject, record.property, record.test, timeout_s);
+  return std::nullopt;
+}
+
+// The verdict of a run against the record `r` holds.
+ReplayResult judge(ReplayResult r, const ProbeResult& p) {
   switch (p.kind) {
     case ProbeResult::Kind::Skipped:
       r.verdict = ReplayVerdict::Skipped;
@@ -72,6 +80,67 @@ ReplayResult replay_file(const std::filesystem::path& path,
   }
   r.verdict = r.observed == r.recorded ? ReplayVerdict::StillFailing : ReplayVerdict::Changed;
   return r;
+}
+
+}  // namespace
+
+ReplayResult replay_file(const std::filesystem::path& path,
+                         const std::vector<SubjectFactory>& factories, double timeout_s) {
+  ReplayResult r;
+  CaseRecord record;
+  if (auto done = before_running(path, factories, record, r)) return *done;
+  return judge(r, probe_case(factories, record.subject, record.property, record.test, timeout_s));
+}
+
+std::vector<ReplayResult> replay_files(const std::vector<std::filesystem::path>& paths,
+                                       const std::vector<SubjectFactory>& factories,
+                                       double timeout_s, int jobs,
+                                       const std::function<void(const ReplayResult&)>& on_result) {
+  std::vector<ReplayResult> results(paths.size());
+  std::vector<CaseRecord> records(paths.size());
+  std::vector<bool> known(paths.size(), false);
+  std::vector<ProbeRequest> requests;
+  std::vector<std::size_t> request_of_path(paths.size(), 0);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (auto done = before_running(paths[i], factories, records[i], results[i])) {
+      results[i] = *done;
+      known[i] = true;
+      continue;
+    }
+    request_of_path[i] = requests.size();
+    requests.push_back({records[i].subject, records[i].property, &records[i].test});
+  }
+  std::vector<std::size_t> path_of_request(requests.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (!known[i]) path_of_request[request_of_path[i]] = i;
+  }
+  // Results go out in path order: each as soon as every one before it is known.
+  std::size_t reported = 0;
+  auto report_ready = [&] {
+    while (reported < paths.size() && known[reported]) {
+      if (on_result) on_result(results[reported]);
+      ++reported;
+    }
+  };
+  report_ready();
+  probe_cases(factories, requests, timeout_s, jobs, [&](std::size_t k, const ProbeResult& p) {
+    const std::size_t i = path_of_request[k];
+    results[i] = judge(results[i], p);
+    if (results[i].verdict != ReplayVerdict::StillFailing &&
+        results[i].verdict != ReplayVerdict::Skipped) {
+      // Alone in a fresh worker, as replay_file runs it: what ran before
+      // it in the shared worker cannot have made the difference.
+      ReplayResult alone = results[i];
+      alone.verdict = ReplayVerdict::Invalid;
+      alone.observed.clear();
+      alone.detail.clear();
+      results[i] = judge(alone, probe_case(factories, records[i].subject, records[i].property,
+                                           records[i].test, timeout_s));
+    }
+    known[i] = true;
+    report_ready();
+  });
+  return results;
 }
 
 std::string format_replay(const ReplayResult& r) {

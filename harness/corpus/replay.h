@@ -1,9 +1,10 @@
-// Replaying saved cases: each case runs again, in a fresh forked worker
-// (crashes and hangs reproduce as such), and its result is compared with
-// what the file records. docs/cli.md defines the verdicts.
+// Replaying saved cases: each case runs again in a forked worker (crashes
+// and hangs reproduce as such), and its result is compared with what the
+// file records. docs/cli.md defines the verdicts.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,19 @@ struct ReplayResult {
   std::string detail;    // the message now, or why it was skipped or invalid
 };
 
+// One case, in a fresh worker of its own.
 ReplayResult replay_file(const std::filesystem::path& path,
                          const std::vector<SubjectFactory>& factories, double timeout_s);
+
+// Many cases: the cases of one subject run one after another in one worker,
+// the subject made once (probe_cases), up to `jobs` workers at once. A case
+// whose verdict there is not still-failing runs again alone in a fresh
+// worker, as replay_file runs it, and that run decides: a verdict never
+// depends on the cases that ran before it. `on_result` is called in `paths`
+// order as the results become known; the results come back in that order.
+std::vector<ReplayResult> replay_files(
+    const std::vector<std::filesystem::path>& paths, const std::vector<SubjectFactory>& factories,
+    double timeout_s, int jobs, const std::function<void(const ReplayResult&)>& on_result = {});
 
 // One line per result: "fixed  corpus/failing/...json  (reference roundtrip.equal: ...)".
 std::string format_replay(const ReplayResult& r);

@@ -649,6 +649,128 @@ ProbeResult probe_case(const std::vector<SubjectFactory>& factories, const std::
   return r;
 }
 
+std::vector<ProbeResult> probe_cases(
+    const std::vector<SubjectFactory>& factories, const std::vector<ProbeRequest>& requests,
+    double timeout_s, int jobs,
+    const std::function<void(std::size_t, const ProbeResult&)>& on_result) {
+  std::vector<ProbeResult> results(requests.size());
+  // One queue of request indices per subject, in the order first seen.
+  std::deque<std::deque<std::size_t>> queue;
+  {
+    std::vector<std::string> subjects;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      auto it = std::find(subjects.begin(), subjects.end(), requests[i].subject);
+      if (it == subjects.end()) {
+        subjects.push_back(requests[i].subject);
+        queue.push_back({i});
+      } else {
+        queue[static_cast<std::size_t>(it - subjects.begin())].push_back(i);
+      }
+    }
+  }
+  struct Batch {
+    worker::Child child;
+    worker::LineBuffer lines;
+    std::deque<std::size_t> left;  // not finished, in order
+    std::optional<std::size_t> current;
+    Clock::time_point since;
+    bool timed_out = false;
+    std::unique_ptr<worker::ProbesJob> job;  // read by the child only, kept alive for clarity
+  };
+  std::vector<std::unique_ptr<Batch>> running;
+  auto finish = [&](std::size_t i, ProbeResult r) {
+    results[i] = std::move(r);
+    if (on_result) on_result(i, results[i]);
+  };
+  auto start = [&](std::deque<std::size_t> indices) {
+    auto b = std::make_unique<Batch>();
+    b->left = std::move(indices);
+    b->job = std::make_unique<worker::ProbesJob>();
+    b->job->factories = &factories;
+    b->job->requests = &requests;
+    b->job->indices.assign(b->left.begin(), b->left.end());
+    std::vector<int> others;
+    for (const auto& r : running) others.push_back(r->child.fd);
+    const worker::ProbesJob& job = *b->job;
+    b->child = worker::spawn([&job](int fd) { worker::probes_worker(fd, job); }, others);
+    b->since = Clock::now();
+    running.push_back(std::move(b));
+  };
+  auto handle = [&](Batch& b, const std::string& text) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+      return;  // not ours
+    }
+    const std::string t = j.value("t", "");
+    if (t != "begin" && t != "outcome") return;
+    const std::size_t i = j.value("i", std::size_t{0});
+    if (t == "begin") {
+      b.current = i;
+      b.since = Clock::now();
+      return;
+    }
+    ProbeResult r;
+    if (j.value("status", "") == "skipped") {
+      r.kind = ProbeResult::Kind::Skipped;
+      r.reason = j.value("reason", "");
+    } else {
+      r.kind = ProbeResult::Kind::Ran;
+      r.outcome = outcome_from_json(j.at("outcome"));
+    }
+    b.current.reset();
+    b.left.erase(std::remove(b.left.begin(), b.left.end(), i), b.left.end());
+    finish(i, std::move(r));
+  };
+  const int slots = std::max(1, jobs);
+  while (!queue.empty() || !running.empty()) {
+    while (static_cast<int>(running.size()) < slots && !queue.empty()) {
+      start(std::move(queue.front()));
+      queue.pop_front();
+    }
+    std::vector<pollfd> fds;
+    for (const auto& b : running) fds.push_back({b->child.fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 250);
+    for (std::size_t k = 0; k < running.size();) {
+      Batch& b = *running[k];
+      const bool open = drain(b.child.fd, b.lines);
+      while (auto line = b.lines.next()) handle(b, *line);
+      if (open) {
+        if (b.current && !b.timed_out && seconds_since(b.since) > timeout_s) {
+          b.timed_out = true;
+          ::kill(b.child.pid, SIGKILL);
+        }
+        ++k;
+        continue;
+      }
+      int status = 0;
+      while (::waitpid(b.child.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      ::close(b.child.fd);
+      // The request in progress is charged with how the worker ended; one
+      // that ended between requests charges the next, so that a worker
+      // that cannot start is not started again for ever.
+      if (!b.left.empty()) {
+        const std::size_t charged = b.current ? *b.current : b.left.front();
+        ProbeResult r;
+        if (b.timed_out) {
+          r.kind = ProbeResult::Kind::TimedOut;
+          r.reason = "timeout";
+        } else {
+          r.kind = ProbeResult::Kind::Crashed;
+          r.reason = exited_cleanly(status) ? "crash:early-exit" : crash_fingerprint(status);
+        }
+        b.left.erase(std::remove(b.left.begin(), b.left.end(), charged), b.left.end());
+        finish(charged, std::move(r));
+        if (!b.left.empty()) queue.push_front(std::move(b.left));
+      }
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+  return results;
+}
+
 std::optional<Message> dump_in_worker(const std::vector<SubjectFactory>& factories,
                                       const std::string& subject, const TestCase& c,
                                       double timeout_s, std::string* why_not) {

@@ -128,6 +128,24 @@ struct ProbeResult {
 ProbeResult probe_case(const std::vector<SubjectFactory>& factories, const std::string& subject,
                        const std::string& property, const TestCase& c, double timeout_s);
 
+struct ProbeRequest {
+  std::string subject;
+  std::string property;
+  const TestCase* test = nullptr;
+};
+
+// Runs many probes as probe_case runs one, but the requests of one subject
+// share a worker, the subject (a testee, an interpreter) made once there,
+// and up to `jobs` workers run at once. A request whose worker dies or runs
+// past `timeout_s` is Crashed or TimedOut as with probe_case, and that
+// subject's remaining requests go on in a fresh worker. `on_result` is
+// called as each request ends (in no set order); the results come back in
+// request order.
+std::vector<ProbeResult> probe_cases(
+    const std::vector<SubjectFactory>& factories, const std::vector<ProbeRequest>& requests,
+    double timeout_s, int jobs,
+    const std::function<void(std::size_t, const ProbeResult&)>& on_result = {});
+
 // Dumps `c` with `subject` in a fresh forked worker, so that the calling
 // process never starts Python. nullopt, with `why_not`, when the subject is
 // missing or unavailable, raises, crashes or hangs.

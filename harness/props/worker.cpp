@@ -499,4 +499,47 @@ void probe_worker(int fd, const ProbeJob& job) {
   _exit(0);
 }
 
+void probes_worker(int fd, const ProbesJob& job) {
+  try {
+    SubjectPool pool(*job.factories);
+    PropertyEnv env;
+    env.subject = [&pool](const std::string& name, std::string* why_not) {
+      return pool.get(name, why_not);
+    };
+    for (std::size_t i : job.indices) {
+      const ProbeRequest& request = (*job.requests)[i];
+      write_line(fd, {{"t", "begin"}, {"i", i}});
+      auto skipped = [&](const std::string& reason) {
+        write_line(fd, {{"t", "outcome"}, {"i", i}, {"status", "skipped"}, {"reason", reason}});
+      };
+      const GateProperty* property = find_property(request.property);
+      if (property == nullptr) {
+        skipped("no property \"" + request.property + "\"");
+        continue;
+      }
+      // Made by the first case that needs it (a testee's start is charged
+      // to that case's time), then kept for the others.
+      std::string why_not;
+      Subject* subject = pool.get(request.subject, &why_not);
+      if (subject == nullptr) {
+        skipped(why_not);
+        continue;
+      }
+      pool.adopt(request.subject, subject);
+      Applicability a = applicability(*property, *subject, env);
+      if (!a.skip_reason.empty()) {
+        skipped(a.skip_reason);
+        continue;
+      }
+      Outcome o = check_case(*property, *subject, *request.test, env);
+      write_line(fd, {{"t", "outcome"}, {"i", i}, {"status", "ran"}, {"outcome", outcome_to_json(o)}});
+    }
+    write_line(fd, {{"t", "done"}});
+  } catch (const std::exception& e) {
+    write_line(fd, {{"t", "error"}, {"message", e.what()}});
+    _exit(3);
+  }
+  _exit(0);
+}
+
 }  // namespace serialcheck::worker

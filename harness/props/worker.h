@@ -45,9 +45,20 @@ struct ProbeJob {
   const TestCase* test = nullptr;
 };
 
+// Cases to probe one after another in one worker (probe_cases), each
+// subject made once: `indices` into `requests`.
+struct ProbesJob {
+  const std::vector<SubjectFactory>* factories = nullptr;
+  const std::vector<ProbeRequest>* requests = nullptr;
+  std::vector<std::size_t> indices;
+};
+
 // Run in the child; they write lines to `fd` and never return.
 [[noreturn]] void cells_worker(int fd, const CellsJob& job);
 [[noreturn]] void probe_worker(int fd, const ProbeJob& job);
+// Lines: {"t":"begin","i":I} before request I, then
+// {"t":"outcome","i":I,"status":"ran|skipped","outcome":{...},"reason":R}.
+[[noreturn]] void probes_worker(int fd, const ProbesJob& job);
 
 struct Child {
   pid_t pid = -1;

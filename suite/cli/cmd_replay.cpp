@@ -1,11 +1,14 @@
 // `serialcheck replay` and `serialcheck promote`: saved failing cases run
-// again (each in a fresh worker process), and a case turned into a golden
-// vector. docs/cli.md defines the verdicts and exit codes.
+// again (in worker processes, each subject's cases in one), and a case
+// turned into a golden vector. docs/cli.md defines the verdicts and exit
+// codes.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <thread>
 
 #include "harness/corpus/corpus.h"
 #include "harness/corpus/promote.h"
@@ -16,7 +19,8 @@
 namespace serialcheck::cli {
 namespace {
 
-int replay(const std::vector<std::string>& args, double timeout_s, const SubjectArgs& sources) {
+int replay(const std::vector<std::string>& args, double timeout_s, int jobs,
+           const SubjectArgs& sources) {
   std::vector<std::filesystem::path> roots;
   for (const auto& a : args) roots.emplace_back(a);
   if (roots.empty()) {
@@ -34,11 +38,11 @@ int replay(const std::vector<std::string>& args, double timeout_s, const Subject
   }
   auto factories = subject_factories(sources);
   std::map<ReplayVerdict, int> counts;
-  for (const auto& f : files) {
-    ReplayResult r = replay_file(f, factories, timeout_s);
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  replay_files(files, factories, timeout_s, jobs, [&counts](const ReplayResult& r) {
     ++counts[r.verdict];
     std::cout << format_replay(r) << "\n" << std::flush;
-  }
+  });
   std::cout << fmt::format(
       "\n{} cases: {} still failing, {} fixed, {} changed, {} skipped, {} invalid\n", files.size(),
       counts[ReplayVerdict::StillFailing], counts[ReplayVerdict::Fixed],
@@ -61,18 +65,26 @@ void add_replay(CLI::App& app, Action& action) {
   struct Opts {
     std::vector<std::string> paths;
     double timeout = 20;
+    int jobs = 0;
     SubjectArgs sources;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("PATH", o->paths, "Case files or directories (default: corpus/failing)");
+  cmd->add_option("-j,--jobs", o->jobs,
+                  "Worker processes at once (default: CPUs); each subject's cases share one")
+      ->check(CLI::NonNegativeNumber);
   add_subject_options(cmd, o->sources);
   add_case_timeout(cmd, o->timeout, "Seconds one case may run");
   cmd->footer(
       "Verdicts: still-failing (same fingerprint), fixed (passes now), changed (fails another\n"
       "way or no longer applies), skipped (subject not available here), invalid (unreadable).\n"
+      "A subject's cases run one after another in one worker, the subject started once; a\n"
+      "case that does not still fail there runs again alone in a fresh worker, which decides.\n"
       "Exit codes: 0 every available case still fails as recorded; 1 a case is fixed,\n"
       "changed or invalid, or a PATH does not exist; 2 usage error.");
-  cmd->callback([&action, o] { action = [o] { return replay(o->paths, o->timeout, o->sources); }; });
+  cmd->callback([&action, o] {
+    action = [o] { return replay(o->paths, o->timeout, o->jobs, o->sources); };
+  });
 }
 
 void add_promote(CLI::App& app, Action& action) {

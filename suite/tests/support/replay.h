@@ -26,10 +26,11 @@ inline void replay_failing_corpus(const std::vector<SubjectFactory>& subjects) {
   if (files.empty()) GTEST_SKIP() << "corpus/failing holds no cases";
   int ran = 0;
   std::vector<std::string> skipped;
-  for (const auto& f : files) {
-    ReplayResult r = replay_file(f, subjects, 60);
+  // One worker for each subject's cases, one at a time (ctest runs other
+  // tests beside this one).
+  for (const ReplayResult& r : replay_files(files, subjects, 60, 1)) {
     if (r.verdict == ReplayVerdict::Skipped) {
-      skipped.push_back(f.filename().string() + ": " + r.detail);
+      skipped.push_back(r.path.filename().string() + ": " + r.detail);
       continue;
     }
     ++ran;

@@ -293,6 +293,78 @@ TEST(SharedWorkers, APairCellWithATesteeProducerRunsInTheProducersWorker) {
       1);
 }
 
+// Each subject's probes in one worker, the subject made once there; the
+// control (probe_case, a fresh worker each) makes it once per probe.
+TEST(ManyProbes, ASubjectIsMadeOnceForAllItsCases) {
+  const std::string file = ::testing::TempDir() + "many_probes_made.txt";
+  std::remove(file.c_str());
+  RunOptions o = recorded_options(file);
+  std::vector<TestCase> cases = {make_case("1"), make_case(R"({"list": [1, 2]})"),
+                                 make_case(R"("text")")};
+  std::vector<ProbeRequest> requests;
+  for (const auto& c : cases) requests.push_back({"writer", "roundtrip.equal", &c});
+  requests.push_back({"reader", "loads.pure", &cases[0]});
+  requests.push_back({"nobody", "roundtrip.equal", &cases[0]});
+  std::vector<std::size_t> ended;
+  auto results = probe_cases(o.factories, requests, 30, 2,
+                             [&](std::size_t i, const ProbeResult&) { ended.push_back(i); });
+  ASSERT_EQ(results.size(), 5u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(results[i].kind, ProbeResult::Kind::Ran) << i << " " << results[i].reason;
+    EXPECT_EQ(results[i].outcome.status, Outcome::Status::Pass) << i;
+  }
+  EXPECT_EQ(results[4].kind, ProbeResult::Kind::Skipped);
+  std::sort(ended.begin(), ended.end());
+  EXPECT_EQ(ended, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+  auto made = made_in(file);
+  EXPECT_EQ(std::count_if(made.begin(), made.end(), [](const auto& m) { return m.first == "writer"; }),
+            1);
+
+  std::remove(file.c_str());
+  for (const auto& c : cases) {
+    EXPECT_EQ(probe_case(o.factories, "writer", "roundtrip.equal", c, 30).kind,
+              ProbeResult::Kind::Ran);
+  }
+  made = made_in(file);
+  EXPECT_EQ(std::count_if(made.begin(), made.end(), [](const auto& m) { return m.first == "writer"; }),
+            3);
+}
+
+// A case that crashes or hangs is charged with it, as probe_case charges
+// it, and the subject's other cases go on in a fresh worker.
+TEST(ManyProbes, CrashesAndHangsAreChargedToTheirCase) {
+  const TestCase crash = make_case(R"({"list": [1, 2]})");
+  const TestCase hang = make_case(R"({"dict": [[1, 2]]})");
+  const TestCase fine = make_case(R"({"list": [1]})");
+  auto aborting = misbehaving_factories(MisbehavingSubject::Mode::Abort);
+  auto results = probe_cases(aborting,
+                             {{"misbehaving", "roundtrip.equal", &fine},
+                              {"misbehaving", "roundtrip.equal", &crash},
+                              {"misbehaving", "roundtrip.equal", &fine},
+                              {"misbehaving", "roundtrip.equal", &crash},
+                              {"reference", "roundtrip.equal", &crash}},
+                             30, 2);
+  ASSERT_EQ(results.size(), 5u);
+  for (std::size_t i : {0u, 2u, 4u}) {
+    EXPECT_EQ(results[i].kind, ProbeResult::Kind::Ran) << i << " " << results[i].reason;
+    EXPECT_EQ(results[i].outcome.status, Outcome::Status::Pass) << i;
+  }
+  for (std::size_t i : {1u, 3u}) {
+    EXPECT_EQ(results[i].kind, ProbeResult::Kind::Crashed) << i;
+    EXPECT_EQ(results[i].reason, "crash:SIGABRT") << i;
+  }
+  auto hanging = misbehaving_factories(MisbehavingSubject::Mode::Hang);
+  auto hung = probe_cases(hanging,
+                          {{"misbehaving", "roundtrip.equal", &hang},
+                           {"misbehaving", "roundtrip.equal", &fine}},
+                          2, 1);
+  ASSERT_EQ(hung.size(), 2u);
+  EXPECT_EQ(hung[0].kind, ProbeResult::Kind::TimedOut);
+  EXPECT_EQ(hung[0].reason, "timeout");
+  EXPECT_EQ(hung[1].kind, ProbeResult::Kind::Ran);
+  EXPECT_EQ(hung[1].outcome.status, Outcome::Status::Pass);
+}
+
 TEST(Phases, EveryCellSaysWhereItsTimeWent) {
   RunOptions o = recorded_options(::testing::TempDir() + "phases_made.txt");
   RunOutput out = run_cells(o);
