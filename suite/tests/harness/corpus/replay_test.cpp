@@ -25,16 +25,23 @@ using test_support::scratch_dir;
 
 namespace fs = std::filesystem;
 
+// A roundtrip.equal case of `subject` saved under `dir`, recorded as
+// failing with `fingerprint`.
+fs::path write_case(const fs::path& dir, const std::string& subject,
+                    const std::string& fingerprint, std::string_view value) {
+  CaseRecord r;
+  r.subject = subject;
+  r.property = "roundtrip.equal";
+  r.fingerprint = fingerprint;
+  r.test = make_case(value);
+  return save_case(dir, r);
+}
+
 TEST(Replay, VerdictsFollowTheRecordedFingerprint) {
   auto dir = scratch_dir("gate-replay");
   auto factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
   auto write = [&](const std::string& subject, const std::string& fp, std::string_view value) {
-    CaseRecord r;
-    r.subject = subject;
-    r.property = "roundtrip.equal";
-    r.fingerprint = fp;
-    r.test = make_case(value);
-    return save_case(dir, r);
+    return write_case(dir, subject, fp, value);
   };
   auto still = write("misbehaving", "crash:SIGABRT", R"({"list": [1, 2]})");
   auto changed = write("misbehaving", "timeout", R"({"list": [3, 4]})");
@@ -60,12 +67,7 @@ TEST(Replay, ManyCasesGetTheVerdictsEachGetsAlone) {
   auto dir = scratch_dir("gate-replay-many");
   auto factories = misbehaving_factories(MisbehavingSubject::Mode::Abort);
   auto write = [&](const std::string& subject, const std::string& fp, std::string_view value) {
-    CaseRecord r;
-    r.subject = subject;
-    r.property = "roundtrip.equal";
-    r.fingerprint = fp;
-    r.test = make_case(value);
-    return save_case(dir, r);
+    return write_case(dir, subject, fp, value);
   };
   std::vector<fs::path> paths = {
       write("misbehaving", "crash:SIGABRT", R"({"list": [1, 2]})"),
@@ -124,12 +126,7 @@ TEST(Replay, ACaseThatDiffersInASharedWorkerIsJudgedAlone) {
       {"reference", [] { return std::make_unique<ReferenceSubject>(); }},
       {"forgetful", [] { return std::make_unique<ForgetfulSubject>(); }}};
   auto write = [&](std::string_view value) {
-    CaseRecord r;
-    r.subject = "forgetful";
-    r.property = "roundtrip.equal";
-    r.fingerprint = "crash:SIGSEGV";
-    r.test = make_case(value);
-    return save_case(dir, r);
+    return write_case(dir, "forgetful", "crash:SIGSEGV", value);
   };
   std::vector<fs::path> paths = {write("1"), write(R"({"list": [2]})")};
   auto results = replay_files(paths, factories, 30, 1);
