@@ -465,6 +465,30 @@ void cells_worker(int fd, const CellsJob& job) {
   _exit(0);
 }
 
+namespace {
+
+// One probe in a worker: {"t":"outcome","status":"ran","outcome":{...}} or
+// {"t":"outcome","status":"skipped","reason":R}. The subject comes from
+// `pool` (made by the first probe that needs it, then kept).
+nlohmann::json probe_line(SubjectPool& pool, PropertyEnv& env, const std::string& subject_name,
+                          const std::string& property_id, const TestCase& test) {
+  auto skipped = [](const std::string& reason) -> nlohmann::json {
+    return {{"t", "outcome"}, {"status", "skipped"}, {"reason", reason}};
+  };
+  const GateProperty* property = find_property(property_id);
+  if (property == nullptr) return skipped("no property \"" + property_id + "\"");
+  std::string why_not;
+  Subject* subject = pool.get(subject_name, &why_not);
+  if (subject == nullptr) return skipped(why_not);
+  pool.adopt(subject_name, subject);
+  Applicability a = applicability(*property, *subject, env);
+  if (!a.skip_reason.empty()) return skipped(a.skip_reason);
+  Outcome o = check_case(*property, *subject, test, env);
+  return {{"t", "outcome"}, {"status", "ran"}, {"outcome", outcome_to_json(o)}};
+}
+
+}  // namespace
+
 void probe_worker(int fd, const ProbeJob& job) {
   try {
     SubjectPool pool(*job.factories);
@@ -472,26 +496,7 @@ void probe_worker(int fd, const ProbeJob& job) {
     env.subject = [&pool](const std::string& name, std::string* why_not) {
       return pool.get(name, why_not);
     };
-    const GateProperty* property = find_property(job.property);
-    if (property == nullptr) {
-      write_line(fd, {{"t", "outcome"},
-                      {"status", "skipped"},
-                      {"reason", "no property \"" + job.property + "\""}});
-      _exit(0);
-    }
-    Made made = make_subject(*job.factories, job.subject);
-    if (!made.subject) {
-      write_line(fd, {{"t", "outcome"}, {"status", "skipped"}, {"reason", made.why_not}});
-      _exit(0);
-    }
-    pool.adopt(job.subject, made.subject.get());
-    Applicability a = applicability(*property, *made.subject, env);
-    if (!a.skip_reason.empty()) {
-      write_line(fd, {{"t", "outcome"}, {"status", "skipped"}, {"reason", a.skip_reason}});
-      _exit(0);
-    }
-    Outcome o = check_case(*property, *made.subject, *job.test, env);
-    write_line(fd, {{"t", "outcome"}, {"status", "ran"}, {"outcome", outcome_to_json(o)}});
+    write_line(fd, probe_line(pool, env, job.subject, job.property, *job.test));
   } catch (const std::exception& e) {
     write_line(fd, {{"t", "error"}, {"message", e.what()}});
     _exit(3);
@@ -509,30 +514,9 @@ void probes_worker(int fd, const ProbesJob& job) {
     for (std::size_t i : job.indices) {
       const ProbeRequest& request = (*job.requests)[i];
       write_line(fd, {{"t", "begin"}, {"i", i}});
-      auto skipped = [&](const std::string& reason) {
-        write_line(fd, {{"t", "outcome"}, {"i", i}, {"status", "skipped"}, {"reason", reason}});
-      };
-      const GateProperty* property = find_property(request.property);
-      if (property == nullptr) {
-        skipped("no property \"" + request.property + "\"");
-        continue;
-      }
-      // Made by the first case that needs it (a testee's start is charged
-      // to that case's time), then kept for the others.
-      std::string why_not;
-      Subject* subject = pool.get(request.subject, &why_not);
-      if (subject == nullptr) {
-        skipped(why_not);
-        continue;
-      }
-      pool.adopt(request.subject, subject);
-      Applicability a = applicability(*property, *subject, env);
-      if (!a.skip_reason.empty()) {
-        skipped(a.skip_reason);
-        continue;
-      }
-      Outcome o = check_case(*property, *subject, *request.test, env);
-      write_line(fd, {{"t", "outcome"}, {"i", i}, {"status", "ran"}, {"outcome", outcome_to_json(o)}});
+      nlohmann::json line = probe_line(pool, env, request.subject, request.property, *request.test);
+      line["i"] = i;
+      write_line(fd, line);
     }
     write_line(fd, {{"t", "done"}});
   } catch (const std::exception& e) {
