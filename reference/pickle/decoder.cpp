@@ -876,8 +876,19 @@ class Decoder {
     push(instantiate(cls, args));
   }
 
+  // NEWOBJ's and NEWOBJ_EX's class: a value that can never be a class (a
+  // str, None, a list...) fails as it does in CPython, which checks the
+  // class before calling anything. A global, the result of a call and a
+  // persistent id may be one.
+  void require_class(const Node* cls) {
+    if (cls->kind == Kind::Global || cls->kind == Kind::Object || cls->kind == Kind::PersId) return;
+    fail(ErrorKind::BadValue,
+         fmt::format("{} class argument must be a type, not {}", op_name(), kind_name(cls->kind)));
+  }
+
   [[gnu::always_inline]] void load_newobj() {
     const auto [cls, args] = pop_call();
+    require_class(cls);
     charge_node(0, args->items.size() + 1);  // before copying: args may be shared and large
     std::vector<Node*> all;
     all.reserve(args->items.size() + 1);
@@ -895,6 +906,7 @@ class Decoder {
       fail(ErrorKind::BadValue, fmt::format("NEWOBJ_EX needs a tuple and a dict, got {} and {}",
                                             kind_name(args->kind), kind_name(kwargs->kind)));
     }
+    require_class(cls);
     on_call(cls);
     Node* ex_args = tuple({cls, args, kwargs});
     push(object(internal_global("copyreg", "__newobj_ex__"), ex_args));
