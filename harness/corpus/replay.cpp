@@ -89,7 +89,8 @@ ReplayResult replay_file(const std::filesystem::path& path,
   ReplayResult r;
   CaseRecord record;
   if (auto done = before_running(path, factories, record, r)) return *done;
-  return judge(r, probe_case(factories, record.subject, record.property, record.test, timeout_s));
+  return judge(r, probe_case(factories, record.subject, record.property, record.test, timeout_s,
+                             record.fingerprint));
 }
 
 std::vector<ReplayResult> replay_files(const std::vector<std::filesystem::path>& paths,
@@ -108,7 +109,8 @@ std::vector<ReplayResult> replay_files(const std::vector<std::filesystem::path>&
       continue;
     }
     request_of_path[i] = requests.size();
-    requests.push_back({records[i].subject, records[i].property, &records[i].test});
+    requests.push_back(
+        {records[i].subject, records[i].property, &records[i].test, records[i].fingerprint});
   }
   std::vector<std::size_t> path_of_request(requests.size());
   for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -135,7 +137,7 @@ std::vector<ReplayResult> replay_files(const std::vector<std::filesystem::path>&
       alone.observed.clear();
       alone.detail.clear();
       results[i] = judge(alone, probe_case(factories, records[i].subject, records[i].property,
-                                           records[i].test, timeout_s));
+                                           records[i].test, timeout_s, records[i].fingerprint));
     }
     known[i] = true;
     report_ready();

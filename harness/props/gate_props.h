@@ -28,6 +28,17 @@ struct PropertyEnv {
   // this process; nullptr, with `why_not` set, when it is not built in or
   // is unavailable here.
   std::function<Subject*(const std::string& name, std::string* why_not)> subject;
+  // The fingerprints the known-failures file lists for this cell (empty in
+  // replays and probes). A property that tries many streams a case
+  // (loads.rejects-malformed) looks past failures with these for one that
+  // is not listed, and passes a case whose failures are all listed: the
+  // listed ones are confirmed by their saved cases (docs/ci.md), and a
+  // reader's new kind of defect shows as new however many it has.
+  std::vector<std::string> listed;
+  // In a replay of a saved case: the fingerprint it was saved with. A
+  // property that can fail a case in several ways reports that one when
+  // the case still fails that way.
+  std::string replaying;
 };
 
 // What a cell's values are made of: builtin values (gen::value), or one of

@@ -41,19 +41,24 @@ std::vector<Malformed> mutations(const std::string& valid, int protocol) {
   // An empty dict, a mark and one item: SETITEMS with an odd count.
   out.push_back({"odd-setitems", before_stop(valid, "}(Nu")});
   // A memo index nothing was stored at.
-  out.push_back({"missing-memo", before_stop(valid, protocol >= 1 ? std::string("j\xff\xff\xff\x7f", 5)
-                                                                   : std::string("g2147483647\n"))});
+  out.push_back(
+      {"missing-memo", before_stop(valid, protocol >= 1 ? std::string("j\xff\xff\xff\x7f", 5)
+                                                        : std::string("g2147483647\n"))});
   // BINUNICODE claiming 1000 bytes where 2 follow.
-  out.push_back({"length-past-end", valid.substr(0, valid.size() - 1) +
-                                        std::string("X\xe8\x03\x00\x00" "ab", 7)});
+  out.push_back(
+      {"length-past-end", valid.substr(0, valid.size() - 1) + std::string("X\xe8\x03\x00\x00"
+                                                                          "ab",
+                                                                          7)});
   // Text that is not UTF-8, where a reader must validate before it decodes
   // (CPython allows only surrogates, with "surrogatepass"): a byte that never
   // starts a character, an overlong NUL (modified UTF-8's), a sequence cut
   // short; and, in protocol 0's raw-unicode-escape text, an escape cut short.
   // A reader that decodes with replacement characters returns text for them.
-  out.push_back({"utf8-invalid-byte", before_stop(valid, std::string("X\x02\x00\x00\x00a\xff", 7))});
+  out.push_back(
+      {"utf8-invalid-byte", before_stop(valid, std::string("X\x02\x00\x00\x00a\xff", 7))});
   out.push_back({"utf8-overlong", before_stop(valid, std::string("X\x02\x00\x00\x00\xc0\x80", 7))});
-  out.push_back({"utf8-truncated", before_stop(valid, std::string("X\x03\x00\x00\x00a\xe2\x82", 8))});
+  out.push_back(
+      {"utf8-truncated", before_stop(valid, std::string("X\x03\x00\x00\x00a\xe2\x82", 8))});
   out.push_back({"unicode-bad-escape", before_stop(valid, "V\\u12\n")});
   if (protocol >= 2 && valid.size() > 2) {
     std::string higher = valid;
@@ -96,8 +101,8 @@ Applicability malformed_applies(Subject& subject, PropertyEnv& env) {
 
 Message plain_message(std::string bytes, int protocol) {
   Message m;
-  m.header = {{"serializer", "pickle"}, {"protocol", protocol},
-              {"writeable", nlohmann::json::array()}};
+  m.header = {
+      {"serializer", "pickle"}, {"protocol", protocol}, {"writeable", nlohmann::json::array()}};
   m.frames.push_back(Frame::owned(std::move(bytes), true));
   return m;
 }
@@ -134,15 +139,15 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
       std::string kind = error_kind(e);
       if (!misbehaved(kind)) continue;  // rejected with an error: what the property wants
       Outcome o = exception_outcome(e, "loads-" + bad.name);
-      o.message = fmt::format("on a stream CPython rejects with {} ({}): {}", oracle_kind,
-                              bad.name, o.message);
+      o.message = fmt::format("on a stream CPython rejects with {} ({}): {}", oracle_kind, bad.name,
+                              o.message);
       o.failing_message = message_to_json(m);
       return o;
     }
     Outcome o = Outcome::fail(
         "malformed:accepted@" + bad.name,
-        fmt::format("loads returned a value for a stream CPython rejects with {} ({})",
-                    oracle_kind, bad.name));
+        fmt::format("loads returned a value for a stream CPython rejects with {} ({})", oracle_kind,
+                    bad.name));
     o.failing_message = message_to_json(m);
     return o;
   }

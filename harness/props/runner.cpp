@@ -232,6 +232,7 @@ class Runner {
     job.seed = o_.seed;
     job.deadline = deadline_;
     job.time_budget_s = o_.time_budget_s;
+    job.listed = o_.listed;
     slot->child = worker::spawn([&job](int fd) { worker::cells_worker(fd, job); }, open_fds());
     slot->clock = Clock::now();
     slots_.push_back(std::move(slot));
@@ -624,12 +625,14 @@ bool exited_cleanly(int status) {
 }  // namespace
 
 ProbeResult probe_case(const std::vector<SubjectFactory>& factories, const std::string& subject,
-                       const std::string& property, const TestCase& c, double timeout_s) {
+                       const std::string& property, const TestCase& c, double timeout_s,
+                       const std::string& fingerprint) {
   worker::ProbeJob job;
   job.factories = &factories;
   job.subject = subject;
   job.property = property;
   job.test = &c;
+  job.fingerprint = fingerprint;
   ChildRun run = run_child([&job](int fd) { worker::probe_worker(fd, job); }, timeout_s);
   const nlohmann::json* outcome = find_line(run, "outcome");
   ProbeResult r;

@@ -107,6 +107,9 @@ struct RunOptions {
   // shares workers, so each interpreter starts once per worker rather than
   // once in every consumer's worker.
   std::function<std::string(const CellId&)> worker_key;
+  // The fingerprints the known-failures file lists for a cell, handed to
+  // its property (PropertyEnv::listed); none when unset.
+  std::function<std::vector<std::string>(const CellId&)> listed;
 };
 
 struct RunOutput {
@@ -125,13 +128,17 @@ struct ProbeResult {
 };
 
 // Runs `property` on `c` for `subject` in a fresh worker and waits for it.
+// `fingerprint`: a saved case's, when it is one being replayed
+// (PropertyEnv::replaying).
 ProbeResult probe_case(const std::vector<SubjectFactory>& factories, const std::string& subject,
-                       const std::string& property, const TestCase& c, double timeout_s);
+                       const std::string& property, const TestCase& c, double timeout_s,
+                       const std::string& fingerprint = {});
 
 struct ProbeRequest {
   std::string subject;
   std::string property;
   const TestCase* test = nullptr;
+  std::string fingerprint;  // a saved case's (PropertyEnv::replaying); may be empty
 };
 
 // Runs many probes as probe_case runs one, but the requests of one subject

@@ -158,8 +158,8 @@ class SubjectPool {
       phase::Scope timed(phase::Phase::Start);
       Made m = make_subject(factories_, name);
       if (m.subject) {
-        m.subject = std::make_unique<TimedSubject>(
-            std::move(m.subject), name == kCoverageSubject ? recorder_ : nullptr);
+        m.subject = std::make_unique<TimedSubject>(std::move(m.subject),
+                                                   name == kCoverageSubject ? recorder_ : nullptr);
       }
       it = made_.emplace(name, std::move(m)).first;
     }
@@ -178,8 +178,9 @@ class SubjectPool {
 // runner reads without parsing the case (it needs it only if the worker
 // dies or hangs in it).
 void write_case_line(int fd, const std::string& property, int n, const TestCase& c) {
-  std::string text = "{\"t\":\"case\",\"n\":" + std::to_string(n) + ",\"property\":" +
-                     nlohmann::json(property).dump() + ",\"case\":" + case_to_json_text(c) + "}\n";
+  std::string text = "{\"t\":\"case\",\"n\":" + std::to_string(n) +
+                     ",\"property\":" + nlohmann::json(property).dump() +
+                     ",\"case\":" + case_to_json_text(c) + "}\n";
   write_text(fd, text);
 }
 

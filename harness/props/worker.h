@@ -36,6 +36,8 @@ struct CellsJob {
   std::uint64_t seed = 0;
   std::optional<Clock::time_point> deadline;  // start no cell after it
   double time_budget_s = 0;                   // for the skip reason
+  // The fingerprints known-failures.txt lists for a cell (PropertyEnv::listed).
+  std::function<std::vector<std::string>(const CellId&)> listed;
 };
 
 struct ProbeJob {
@@ -43,6 +45,7 @@ struct ProbeJob {
   std::string subject;
   std::string property;
   const TestCase* test = nullptr;
+  std::string fingerprint;  // PropertyEnv::replaying
 };
 
 // Cases to probe one after another in one worker (probe_cases), each

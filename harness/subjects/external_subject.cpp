@@ -1,9 +1,9 @@
 // The runner's side of the testee protocol (docs/testee-protocol.md): the
 // testee process, its pipes, and the requests the Subject calls become.
 #include "harness/subjects/external_subject.h"
-#include "harness/subjects/phase_clock.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -19,8 +19,7 @@
 #include <thread>
 #include <utility>
 
-#include <fmt/format.h>
-
+#include "harness/subjects/phase_clock.h"
 #include "reference/value/json.h"
 
 extern char** environ;
@@ -33,7 +32,9 @@ constexpr const char* kProtocolError = "testee-protocol";
 
 using Clock = std::chrono::steady_clock;
 
-std::string seconds_text(double s) { return fmt::format("{:g}s", s); }
+std::string seconds_text(double s) {
+  return fmt::format("{:g}s", s);
+}
 
 std::string signal_text(int sig) {
   if (const char* abbrev = sigabbrev_np(sig)) return std::string("SIG") + abbrev;
@@ -128,7 +129,9 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
-void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
+void set_nonblocking(int fd) {
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
 
 // Where the raw text of the top-level member "value" lies in a document that
 // is known to be valid JSON: found by skipping, not parsing, so a value
@@ -136,7 +139,8 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 std::pair<std::size_t, std::size_t> find_value_member(std::string_view doc) {
   std::size_t i = 0;
   const auto skip_ws = [&] {
-    while (i < doc.size() && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r')) {
+    while (i < doc.size() &&
+           (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r')) {
       ++i;
     }
   };
@@ -189,7 +193,9 @@ std::pair<std::size_t, std::size_t> find_value_member(std::string_view doc) {
   }
 }
 
-const char* json_type(const nlohmann::json& j) { return j.type_name(); }
+const char* json_type(const nlohmann::json& j) {
+  return j.type_name();
+}
 
 bool is_count(const nlohmann::json& j) {
   return j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0);
@@ -207,7 +213,7 @@ struct ExternalSubject::Process {
   bool reaped = false;
   int status = 0;
   bool greeted = false;
-  bool exited_on_own = false;  // set by ended(): it exited, we did not kill it
+  bool exited_on_own = false;    // set by ended(): it exited, we did not kill it
   std::uint64_t spawn_mark = 0;  // stderr_total_ when started
 
   ~Process() {
@@ -239,7 +245,8 @@ struct ExternalSubject::Process {
       if (config.env.count(key) == 0) env.emplace_back(entry);
     }
     for (const auto& [key, value] : config.env) {
-      if (key.empty() || key.find('=') != std::string::npos || key.find('\0') != std::string::npos) {
+      if (key.empty() || key.find('=') != std::string::npos ||
+          key.find('\0') != std::string::npos) {
         *why = "bad environment variable name \"" + key + "\"";
         return nullptr;
       }
@@ -286,7 +293,7 @@ struct ExternalSubject::Process {
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      struct sigaction dfl{};
+      struct sigaction dfl {};
       dfl.sa_handler = SIG_DFL;
       ::sigaction(SIGPIPE, &dfl, nullptr);
       // Above 2 first, so that no end already sitting on 0-2 is overwritten.
@@ -388,7 +395,8 @@ struct ExternalSubject::Process {
         } else if (n < 0 && errno == EPIPE) {
           throw Failure{Failure::Crash, ended("closed its standard input")};
         } else {
-          throw Failure{Failure::Crash, std::string("writing to the testee: ") + std::strerror(errno)};
+          throw Failure{Failure::Crash,
+                        std::string("writing to the testee: ") + std::strerror(errno)};
         }
       }
     }
@@ -408,7 +416,8 @@ struct ExternalSubject::Process {
       } else if (errno == EAGAIN) {
         wait_for(out, POLLIN, deadline);
       } else {
-        throw Failure{Failure::Crash, std::string("reading from the testee: ") + std::strerror(errno)};
+        throw Failure{Failure::Crash,
+                      std::string("reading from the testee: ") + std::strerror(errno)};
       }
     }
     return true;
@@ -457,9 +466,7 @@ struct ExternalSubject::Process {
     drain_stderr();
     return "the testee " + status_text(status);
   }
-  bool ended_cleanly() const {
-    return reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
+  bool ended_cleanly() const { return reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 };
 
 // A response: its document, the raw text (for "value"), and the frames in
@@ -522,7 +529,9 @@ ExternalSubject::~ExternalSubject() {
   process_.reset();
 }
 
-int ExternalSubject::starts() const { return starts_; }
+int ExternalSubject::starts() const {
+  return starts_;
+}
 
 void ExternalSubject::discard() const {
   if (!process_) return;
@@ -598,14 +607,17 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     unsigned char len_bytes[4];
     std::size_t got = 0;
     if (!p.read_exact(reinterpret_cast<char*>(len_bytes), 4, deadline, &got)) {
-      throw ended(got > 0, fmt::format("the response ended inside its length ({} of 4 bytes)", got));
+      throw ended(got > 0,
+                  fmt::format("the response ended inside its length ({} of 4 bytes)", got));
     }
     const std::uint32_t len = len_bytes[0] | (len_bytes[1] << 8) | (len_bytes[2] << 16) |
                               (static_cast<std::uint32_t>(len_bytes[3]) << 24);
     if (len > limits_.max_document) {
-      std::string msg = fmt::format("the response's document length {} is over the limit of {} bytes",
-                                    len, limits_.max_document);
-      if (std::all_of(len_bytes, len_bytes + 4, [](unsigned char c) { return c >= 0x20 && c < 0x7f; })) {
+      std::string msg =
+          fmt::format("the response's document length {} is over the limit of {} bytes", len,
+                      limits_.max_document);
+      if (std::all_of(len_bytes, len_bytes + 4,
+                      [](unsigned char c) { return c >= 0x20 && c < 0x7f; })) {
         msg += fmt::format(" (its bytes read \"{}\": is the testee printing to standard output?)",
                            std::string_view(reinterpret_cast<const char*>(len_bytes), 4));
       }
@@ -613,16 +625,17 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     }
     reply.text.resize(len);
     if (!p.read_exact(reply.text.data(), len, deadline, &got)) {
-      throw ended(true, fmt::format("the response ended inside its document ({} of {} bytes)", got, len));
+      throw ended(true,
+                  fmt::format("the response ended inside its document ({} of {} bytes)", got, len));
     }
     // A callback keeps "value" out of the tree: it is read from the text by
     // from_json, which does not recurse (the tree's dump() would).
     try {
       phase::Scope parsing(phase::Phase::Bridge);
       reply.doc = nlohmann::json::parse(
-          reply.text,
-          [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-            return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "value");
+          reply.text, [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+            return !(depth == 1 && event == nlohmann::json::parse_event_t::key &&
+                     parsed == "value");
           });
     } catch (const nlohmann::json::exception& e) {
       throw Failure{Failure::Protocol, std::string("the document is not JSON: ") + e.what()};
@@ -637,26 +650,31 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     }
     if (reply.doc.contains("frame_lengths")) {
       const auto& lengths = reply.doc["frame_lengths"];
-      if (!lengths.is_array()) throw Failure{Failure::Protocol, "\"frame_lengths\" is not an array"};
+      if (!lengths.is_array())
+        throw Failure{Failure::Protocol, "\"frame_lengths\" is not an array"};
       std::uint64_t total = 0;
       for (std::size_t i = 0; i < lengths.size(); ++i) {
         if (!is_count(lengths[i])) {
-          throw Failure{Failure::Protocol,
-                        fmt::format("\"frame_lengths\"[{}] is not a byte count: {}", i, lengths[i].dump())};
+          throw Failure{
+              Failure::Protocol,
+              fmt::format("\"frame_lengths\"[{}] is not a byte count: {}", i, lengths[i].dump())};
         }
         const std::uint64_t l = lengths[i].get<std::uint64_t>();
         if (l > limits_.max_frames - std::min(total, limits_.max_frames)) {
-          throw Failure{Failure::Protocol,
-                        fmt::format("the frames announced add up to more than the limit of {} bytes",
-                                    limits_.max_frames)};
+          throw Failure{
+              Failure::Protocol,
+              fmt::format("the frames announced add up to more than the limit of {} bytes",
+                          limits_.max_frames)};
         }
         total += l;
         reply.frames.emplace_back(total - l, l);
       }
-      reply.buffer = std::make_shared_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1));
+      reply.buffer =
+          std::make_shared_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1));
       for (std::size_t i = 0; i < reply.frames.size(); ++i) {
         auto [offset, size] = reply.frames[i];
-        if (!p.read_exact(reinterpret_cast<char*>(reply.buffer.get() + offset), size, deadline, &got)) {
+        if (!p.read_exact(reinterpret_cast<char*>(reply.buffer.get() + offset), size, deadline,
+                          &got)) {
           throw ended(true, fmt::format("frame {} is shorter than announced: {} of {} bytes came",
                                         i, got, size));
         }
@@ -668,7 +686,8 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     switch (f.kind) {
       case Failure::Timeout:
         throw SubjectError("testee-timeout",
-                           fmt::format("no answer to {} within {}", op, seconds_text(timeout_s)), detail);
+                           fmt::format("no answer to {} within {}", op, seconds_text(timeout_s)),
+                           detail);
       case Failure::Crash:
         throw SubjectError("testee-crash", std::string(op) + ": " + f.message, detail);
       case Failure::Protocol:
@@ -680,7 +699,8 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     if (!error.is_object() || !error.contains("kind") || !error["kind"].is_string() ||
         error["kind"].get<std::string>().empty() || !error.contains("message") ||
         !error["message"].is_string()) {
-      protocol_failure(reply, "an error response needs \"error\": {\"kind\": ..., \"message\": ...}");
+      protocol_failure(reply,
+                       "an error response needs \"error\": {\"kind\": ..., \"message\": ...}");
     }
     // Kinds become part of fingerprints and messages one line of a report:
     // both are kept short whatever the testee sends.
@@ -703,9 +723,9 @@ ExternalSubject::Reply ExternalSubject::request(const char* op, const std::strin
     }
     if (kind == "bad-request") {
       // The stream is still in step: the testee is kept.
-      throw SubjectError(kProtocolError,
-                         std::string(op) + ": the testee did not understand the request: " + message,
-                         detail);
+      throw SubjectError(
+          kProtocolError,
+          std::string(op) + ": the testee did not understand the request: " + message, detail);
     }
     throw SubjectError(kind, message, detail);
   }
@@ -744,8 +764,9 @@ ExternalSubject::Process& ExternalSubject::live() const {
       protocol_failure(reply, "the response has no \"protocol\" (the version it speaks)");
     }
     if (d["protocol"].get<std::int64_t>() != kProtocolVersion) {
-      protocol_failure(reply, fmt::format("the testee speaks protocol version {}; this runner speaks {}",
-                                          d["protocol"].dump(), kProtocolVersion));
+      protocol_failure(reply,
+                       fmt::format("the testee speaks protocol version {}; this runner speaks {}",
+                                   d["protocol"].dump(), kProtocolVersion));
     }
     TesteeInfo info;
     info.protocol = kProtocolVersion;
@@ -860,10 +881,12 @@ std::string dumps_fields(const Node* value, const DumpOptions& options) {
   try {
     json = to_json(value);
   } catch (const std::exception& e) {
-    throw SubjectError(kUnsupported, std::string("the value has no canonical JSON form: ") + e.what());
+    throw SubjectError(kUnsupported,
+                       std::string("the value has no canonical JSON form: ") + e.what());
   }
-  return "\"value\":" + json + fmt::format(",\"protocol\":{},\"out_of_band\":{}", options.protocol,
-                                           options.out_of_band ? "true" : "false");
+  return "\"value\":" + json +
+         fmt::format(",\"protocol\":{},\"out_of_band\":{}", options.protocol,
+                     options.out_of_band ? "true" : "false");
 }
 
 // The loads request's fields and its frames (device frames copied to the host).
@@ -877,7 +900,8 @@ LoadsParts loads_parts(const Message& message, const LoadOptions& options) {
   if (message.frames.empty()) throw SubjectError("bad-message", "no pickle frame");
   const auto& header = message.header;
   if (header.is_object() && header.contains("serializer") && header["serializer"] != "pickle") {
-    throw SubjectError("bad-message", "serializer " + header["serializer"].dump() + " is not pickle");
+    throw SubjectError("bad-message",
+                       "serializer " + header["serializer"].dump() + " is not pickle");
   }
   const nlohmann::json* writeable = nullptr;
   if (header.is_object() && header.contains("writeable") && header["writeable"].is_array()) {
@@ -927,11 +951,14 @@ Message ExternalSubject::dumps(const Node* value, const DumpOptions& options) {
   document += "}";
   const Reply reply = request("dumps", document, {}, config_.timeout_s);
   const auto& d = reply.doc;
-  if (!d.contains("frame_lengths")) protocol_failure(reply, "the response has no \"frame_lengths\"");
-  if (reply.frames.empty()) protocol_failure(reply, "the response has no frame (frame 0 is the pickle)");
+  if (!d.contains("frame_lengths"))
+    protocol_failure(reply, "the response has no \"frame_lengths\"");
+  if (reply.frames.empty())
+    protocol_failure(reply, "the response has no frame (frame 0 is the pickle)");
   const std::size_t buffers = reply.frames.size() - 1;
   if (buffers > 0 && !options.out_of_band) {
-    protocol_failure(reply, fmt::format("{} out-of-band frames for a dump without out_of_band", buffers));
+    protocol_failure(reply,
+                     fmt::format("{} out-of-band frames for a dump without out_of_band", buffers));
   }
   std::vector<bool> writeable(buffers, false);
   if (d.contains("writeable")) {
@@ -939,7 +966,8 @@ Message ExternalSubject::dumps(const Node* value, const DumpOptions& options) {
     if (!w.is_array() || w.size() != buffers ||
         !std::all_of(w.begin(), w.end(), [](const nlohmann::json& b) { return b.is_boolean(); })) {
       protocol_failure(reply, fmt::format("\"writeable\" is not an array of {} booleans (one per "
-                                          "out-of-band frame)", buffers));
+                                          "out-of-band frame)",
+                                          buffers));
     }
     for (std::size_t i = 0; i < buffers; ++i) writeable[i] = w[i].get<bool>();
   }
@@ -950,7 +978,8 @@ Message ExternalSubject::dumps(const Node* value, const DumpOptions& options) {
     message.frames.push_back(reply.frame(i + 1, !writeable[i]));
     flags.push_back(writeable[i]);
   }
-  message.header = {{"serializer", "pickle"}, {"protocol", options.protocol}, {"writeable", std::move(flags)}};
+  message.header = {
+      {"serializer", "pickle"}, {"protocol", options.protocol}, {"writeable", std::move(flags)}};
   return message;
 }
 
@@ -983,9 +1012,10 @@ Node* ExternalSubject::loads(const Message& message, Graph& graph, const LoadOpt
     const std::string what = std::string(e.what()).substr(
         (e.where().empty() ? std::string("(document)") : e.where()).size() + 2);
     discard();
-    throw SubjectError(kProtocolError, "loads answered a value that is not canonical JSON at " + where +
-                                           ": " + what,
-                       stderr_since(reply.stderr_mark));
+    throw SubjectError(
+        kProtocolError,
+        "loads answered a value that is not canonical JSON at " + where + ": " + what,
+        stderr_since(reply.stderr_mark));
   }
 }
 
@@ -998,8 +1028,8 @@ TesteeTiming timing_from(const nlohmann::json& d, long iterations, std::string* 
     *problem = fmt::format("\"iterations\" is not the {} asked for", iterations);
     return t;
   }
-  if (!d.contains("seconds") || !d["seconds"].is_number() || !std::isfinite(d["seconds"].get<double>()) ||
-      d["seconds"].get<double>() < 0) {
+  if (!d.contains("seconds") || !d["seconds"].is_number() ||
+      !std::isfinite(d["seconds"].get<double>()) || d["seconds"].get<double>() < 0) {
     *problem = "\"seconds\" is not a number of seconds";
     return t;
   }
@@ -1018,9 +1048,9 @@ TesteeTiming ExternalSubject::bench_dumps(const Node* value, const DumpOptions& 
                                           long iterations) {
   check_iterations(iterations);
   live();
-  const std::string document = fmt::format("{{\"op\":\"bench\",\"operation\":\"dumps\",\"iterations\":{},",
-                                           iterations) +
-                               dumps_fields(value, options) + "}";
+  const std::string document =
+      fmt::format("{{\"op\":\"bench\",\"operation\":\"dumps\",\"iterations\":{},", iterations) +
+      dumps_fields(value, options) + "}";
   const Reply reply = request("bench", document, {}, config_.timeout_s);
   std::string problem;
   TesteeTiming t = timing_from(reply.doc, iterations, &problem);
@@ -1059,7 +1089,8 @@ std::string results_problem(const nlohmann::json& d, std::size_t inputs) {
   }
   for (std::size_t i = 0; i < r.size(); ++i) {
     const auto& e = r[i];
-    if (!e.is_array() || e.size() != 2 || !(e[0] == "value" || e[0] == "raises") || !e[1].is_string()) {
+    if (!e.is_array() || e.size() != 2 || !(e[0] == "value" || e[0] == "raises") ||
+        !e[1].is_string()) {
       return fmt::format("\"results\"[{}] is not [\"value\", repr] or [\"raises\", type]: {}", i,
                          e.dump());
     }
@@ -1078,9 +1109,10 @@ ByValueOutcome failed_at(const char* stage, const SubjectError& e) {
 
 void require_by_value(const TesteeInfo& info) {
   if (!info.capabilities.by_value) {
-    throw SubjectError(kUnsupported,
-                       "the testee does not pickle functions and classes by value (its hello has no "
-                       "\"by_value\": true)");
+    throw SubjectError(
+        kUnsupported,
+        "the testee does not pickle functions and classes by value (its hello has no "
+        "\"by_value\": true)");
   }
 }
 
@@ -1219,7 +1251,8 @@ bool capability_flag(const nlohmann::json& j, const char* field, bool fallback) 
 }
 
 // A consecutive, ascending run of protocols 0-5 (empty when `may_be_empty`).
-std::vector<int> capability_protocols(const nlohmann::json& j, const char* field, bool may_be_empty) {
+std::vector<int> capability_protocols(const nlohmann::json& j, const char* field,
+                                      bool may_be_empty) {
   if (!j.contains(field)) return {0, 1, 2, 3, 4, 5};
   const auto& list = j[field];
   if (!list.is_array()) bad_capability(field, "not an array but " + list.dump());
@@ -1257,7 +1290,8 @@ std::vector<std::string> capability_names(const nlohmann::json& j, const char* f
 }  // namespace
 
 Capabilities capabilities_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) throw SubjectError(kProtocolError, "capabilities: not an object but " + j.dump());
+  if (!j.is_object())
+    throw SubjectError(kProtocolError, "capabilities: not an object but " + j.dump());
   Capabilities caps;
   caps.pickle_format = true;
   caps.families = {"pickle"};

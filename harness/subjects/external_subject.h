@@ -33,9 +33,9 @@ namespace serialcheck {
 // How to run one testee: what `--testee NAME=COMMAND` and an entry of the
 // subjects file say.
 struct TesteeConfig {
-  std::string name;     // the subject's name in the gate
-  std::string command;  // run with /bin/sh -c, so arguments and quoting work
-  std::string cwd;      // working directory; empty: this process's
+  std::string name;                        // the subject's name in the gate
+  std::string command;                     // run with /bin/sh -c, so arguments and quoting work
+  std::string cwd;                         // working directory; empty: this process's
   std::map<std::string, std::string> env;  // added to this process's environment
   double timeout_s = 10;                   // per request
   double start_timeout_s = 30;             // for the hello
@@ -160,10 +160,10 @@ class ExternalSubject : public Subject {
   mutable std::unique_ptr<Process> process_;
   mutable std::optional<TesteeInfo> info_;
   mutable std::optional<std::string> unavailable_;
-  mutable bool tried_ = false;  // a start was attempted
+  mutable bool tried_ = false;   // a start was attempted
   bool load_call_only_ = false;  // a fresh_instance(): says so in its hello
   mutable int starts_ = 0;
-  mutable std::string stderr_;          // up to twice the tail's size, trimmed from the front
+  mutable std::string stderr_;              // up to twice the tail's size, trimmed from the front
   mutable std::uint64_t stderr_total_ = 0;  // bytes ever read from standard error
 };
 

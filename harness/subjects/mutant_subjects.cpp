@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "harness/gen/malformed.h"
 #include "harness/gen/stdlib_recipes.h"
 #include "harness/props/value_tools.h"
 #include "harness/subjects/reference_subject.h"
@@ -257,6 +258,13 @@ class Mutant : public ReferenceSubject {
       } catch (const std::exception&) {
         return graph.none();
       }
+    }
+    if (is("ignores-frame-length") && !m.frames.empty()) {
+      // What pickle.py's loader does: a frame's contents are read up to
+      // STOP whatever its length says.
+      Message unframed = m;
+      unframed.frames[0] = Frame::owned(gen::without_frames(m.frames[0].view()), true);
+      return ReferenceSubject::loads(unframed, graph, options);
     }
     if (is("skips-utf8-validation")) {
       try {

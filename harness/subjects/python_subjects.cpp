@@ -50,7 +50,9 @@ std::optional<std::string> PythonSubject::unavailable_reason() const {
   return reason_;
 }
 
-void PythonSubject::install_by_value() { python::install_by_value_runner(); }
+void PythonSubject::install_by_value() {
+  python::install_by_value_runner();
+}
 
 void PythonSubject::install_stdlib() {
   python::install_stdlib_runner();
@@ -262,8 +264,7 @@ class PickleSubject final : public PythonSubject {
       return check(PyObject_CallMethod(unpickler.get(), "load", nullptr));
     }
     // cloudpickle's output is loaded by the plain C unpickler, as it is in use.
-    PyRef c_module =
-        flavor_ == Flavor::Cloud ? python::import_module("_pickle") : main_module();
+    PyRef c_module = flavor_ == Flavor::Cloud ? python::import_module("_pickle") : main_module();
     PyRef loads = python::get_attr(c_module.get(), "loads");
     PyRef args = check(Py_BuildValue("(O)", data.get()));
     PyObject* loaded = PyObject_Call(loads.get(), args.get(), kwargs.get());

@@ -55,11 +55,13 @@ ByValueOutcome Subject::by_value(const ByValueCase& c) {
 }
 
 std::string Subject::dumps_recipe(const std::string&, int) {
-  throw SubjectError(kUnsupported, "the subject builds no stdlib values (no interpreter of its own)");
+  throw SubjectError(kUnsupported,
+                     "the subject builds no stdlib values (no interpreter of its own)");
 }
 
 RecipeLoad Subject::loads_recipe(const std::string&, std::string_view) {
-  throw SubjectError(kUnsupported, "the subject builds no stdlib values (no interpreter of its own)");
+  throw SubjectError(kUnsupported,
+                     "the subject builds no stdlib values (no interpreter of its own)");
 }
 
 PackedBytes Subject::pack(const Message&, Compression) {

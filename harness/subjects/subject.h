@@ -28,8 +28,8 @@ class FamilyRegistry;
 // The distinctions a subject may declare lost (docs/testee-protocol.md,
 // "Fidelity"); relax_value() (harness/props/value_tools.h) erases each.
 inline constexpr std::array<std::string_view, 10> kFidelityNames = {
-    "tuple",    "int-float",         "big-int",   "bytes-bytearray", "set-frozenset",
-    "sharing",  "immutable-sharing", "str-bytes", "nan-bits",        "dict-order"};
+    "tuple",   "int-float",         "big-int",   "bytes-bytearray", "set-frozenset",
+    "sharing", "immutable-sharing", "str-bytes", "nan-bits",        "dict-order"};
 
 struct Capabilities {
   // The protocols the subject writes (or, when it only reads, reads).
@@ -46,14 +46,14 @@ struct Capabilities {
     }
     return false;
   }
-  bool out_of_band = false;      // protocol-5 buffers travel as separate frames
-  bool limit_loader = false;     // loads() honours LoadOptions::max_protocol
-  bool pickle_format = true;     // frame 0 is a plain pickle stream
-  bool cpython_bytes = false;    // claims byte identity with the C pickler
+  bool out_of_band = false;    // protocol-5 buffers travel as separate frames
+  bool limit_loader = false;   // loads() honours LoadOptions::max_protocol
+  bool pickle_format = true;   // frame 0 is a plain pickle stream
+  bool cpython_bytes = false;  // claims byte identity with the C pickler
   // Frame 0 is written by CPython's C pickler or a subclass of it (cloudpickle's
   // CloudPickler): bytes.reencode asks the reference to write it again exactly.
   bool c_pickler = false;
-  bool python_values = false;    // values pass through real Python objects
+  bool python_values = false;  // values pass through real Python objects
   // The CPython version the subject is or writes like ("3.7.16", "3.11"):
   // an interpreter's own (an external testee's hello says it), the
   // reference's target; empty for a subject that is no Python. bytes.reencode
@@ -67,8 +67,8 @@ struct Capabilities {
   // DumpOptions::fix_imports, as Python 3's pickle does (a testee whose
   // hello lists "python2_choices"). cross.py2 runs where this is set.
   bool python2_choices = false;
-  bool can_dump = true;          // dumps() works (a reader-only testee says false)
-  bool can_load = true;          // loads() works (a writer-only testee says false)
+  bool can_dump = true;  // dumps() works (a reader-only testee says false)
+  bool can_load = true;  // loads() works (a writer-only testee says false)
   // This project's own codec in this process: its frames borrow the value's
   // memory, and it serves the families and the simulated device directly.
   bool native_codec = false;

@@ -340,6 +340,13 @@ int run_gate(const RunArgs& a) {
   for (const auto& c : testee_configs(a.sources)) testees.insert(c.name);
   options.worker_key = worker_key_for(shared_worker, testees);
   if (!a.no_save) options.corpus_dir = a.corpus;
+  options.listed = [&known](const CellId& cell) {
+    std::vector<std::string> out;
+    for (const KnownFailure& k : known) {
+      if (k.matches(cell.subject, cell.property)) out.push_back(k.fingerprint);
+    }
+    return out;
+  };
   Progress progress(known);
   options.on_event = [&progress](const RunEvent& e) { progress.on(e); };
 

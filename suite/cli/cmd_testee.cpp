@@ -40,14 +40,16 @@ const std::vector<Fixture>& fixtures() {
        R"({"int":"-1267650600228229401496703205376"}]})",
        {"big-int"}},
       {"None and bools", R"({"list":[null,true,false]})", {"int-float"}},
-      {"floats", R"({"list":[{"float":"0.5"},{"float":"-2.25"},{"float":"1e+300"},{"float":"1.5e-10"}]})",
+      {"floats",
+       R"({"list":[{"float":"0.5"},{"float":"-2.25"},{"float":"1e+300"},{"float":"1.5e-10"}]})",
        {}},
       {"strs", R"({"list":["","a","h\u00e9llo","\u65e5\u672c","\ud83d\ude00"]})", {"str-bytes"}},
       {"bytes", R"({"bytes":"00ff41"})", {"str-bytes"}},
       {"bytearray", R"({"bytearray":"0102"})", {"bytes-bytearray"}},
       {"tuple", R"({"tuple":[1,"b",{"tuple":[]}]})", {"tuple"}},
       {"dict", R"({"dict":[["k",1],[2,{"list":[3]}]]})", {}},
-      {"set and frozenset", R"({"list":[{"set":[1,2]},{"frozenset":[3]}]})",
+      {"set and frozenset",
+       R"({"list":[{"set":[1,2]},{"frozenset":[3]}]})",
        {"set-frozenset", "set-list"}},
       {"nested lists", R"({"list":[{"list":[1,{"list":[2,{"list":[3]}]}]},{"list":[]}]})", {}},
       {"shared list", R"({"list":[{"list":[1],"id":1},{"ref":1}]})", {"sharing"}},
@@ -92,8 +94,8 @@ std::string explain(const SubjectError& e) {
 }
 
 bool is_testee_failure(const SubjectError& e) {
-  return e.kind() == "testee-crash" || e.kind() == "testee-timeout" || e.kind() == "testee-protocol" ||
-         e.kind() == "unavailable";
+  return e.kind() == "testee-crash" || e.kind() == "testee-timeout" ||
+         e.kind() == "testee-protocol" || e.kind() == "unavailable";
 }
 
 class Checker {
@@ -199,8 +201,9 @@ class Checker {
         const auto result = pickle::decode(bytes, back, options);
         Difference why;
         if (!equal(value, result.root, equal_, &why)) {
-          problems.push_back(fmt::format("{}: the reference reads back a value that differs at {}: {}",
-                                         item, why.path, why.reason));
+          problems.push_back(
+              fmt::format("{}: the reference reads back a value that differs at {}: {}", item,
+                          why.path, why.reason));
           continue;
         }
         if (result.protocol != (protocol >= 2 ? protocol : 0)) {
@@ -216,8 +219,10 @@ class Checker {
         if (expected != bytes) {
           std::size_t at = 0;
           while (at < expected.size() && at < bytes.size() && expected[at] == bytes[at]) ++at;
-          problems.push_back(fmt::format("{}: the bytes differ from CPython's at byte {} (the hello "
-                                         "claims cpython_bytes)", item, at));
+          problems.push_back(
+              fmt::format("{}: the bytes differ from CPython's at byte {} (the hello "
+                          "claims cpython_bytes)",
+                          item, at));
           continue;
         }
       }
@@ -233,8 +238,9 @@ class Checker {
     try {
       Message message = testee_.dumps(value, DumpOptions{5, true});
       if (message.frames.size() != 2) {
-        return failed(what, fmt::format("a PickleBuffer came as {} frames, not the pickle and one buffer",
-                                        message.frames.size()));
+        return failed(what,
+                      fmt::format("a PickleBuffer came as {} frames, not the pickle and one buffer",
+                                  message.frames.size()));
       }
       Graph back;
       ReferenceSubject reference;
@@ -257,14 +263,16 @@ class Checker {
     for (auto [fixture, value] : values(graph)) {
       Message message;
       message.frames.push_back(Frame::owned(pickle::encode(value, {.protocol = protocol}).bytes));
-      message.header = {{"serializer", "pickle"}, {"protocol", protocol}, {"writeable", nlohmann::json::array()}};
+      message.header = {
+          {"serializer", "pickle"}, {"protocol", protocol}, {"writeable", nlohmann::json::array()}};
       Graph back;
       try {
         const Node* root = testee_.loads(message, back, LoadOptions{5});
         Difference why;
         if (!equal(value, root, equal_, &why)) {
-          problems.push_back(fmt::format("{}: answered a value that differs at {}: {} (it answered {})",
-                                         fixture->name, why.path, why.reason, to_json(root)));
+          problems.push_back(
+              fmt::format("{}: answered a value that differs at {}: {} (it answered {})",
+                          fixture->name, why.path, why.reason, to_json(root)));
           continue;
         }
       } catch (const SubjectError& e) {
@@ -286,8 +294,8 @@ class Checker {
     Graph back;
     try {
       const Node* root = testee_.loads(message, back, LoadOptions{5});
-      const bool buffer_like =
-          root->kind == Kind::PickleBuffer || root->kind == Kind::Bytes || root->kind == Kind::ByteArray;
+      const bool buffer_like = root->kind == Kind::PickleBuffer || root->kind == Kind::Bytes ||
+                               root->kind == Kind::ByteArray;
       if (!buffer_like || root->payload() != value->payload()) {
         return failed(what, "answered " + to_json(root) + ", not the buffer 0102030405");
       }
@@ -310,15 +318,17 @@ class Checker {
     Graph back;
     try {
       const Node* root = testee_.loads(message, back, LoadOptions{p - 1});
-      failed(what, fmt::format("a protocol-{} stream with max_protocol {} was loaded as {} (the hello "
-                               "claims limit_loader)", p, p - 1, to_json(root)));
+      failed(what,
+             fmt::format("a protocol-{} stream with max_protocol {} was loaded as {} (the hello "
+                         "claims limit_loader)",
+                         p, p - 1, to_json(root)));
     } catch (const SubjectError& e) {
       const std::string message_text = e.what();
       if (is_testee_failure(e)) return failed(what, explain(e));
       if (message_text.find(std::to_string(p)) == std::string::npos ||
           message_text.find(std::to_string(p - 1)) == std::string::npos) {
-        return failed(what, fmt::format("the error does not name both protocols {} and {}: {}", p, p - 1,
-                                        message_text));
+        return failed(what, fmt::format("the error does not name both protocols {} and {}: {}", p,
+                                        p - 1, message_text));
       }
       ok(what, "refused: " + message_text);
     }
@@ -424,8 +434,8 @@ class Checker {
         continue;
       }
       if (out.original != nlohmann::json::parse(c.results)) {
-        define_problems.push_back(fmt::format("{}: the calls gave {}, not {}", c.name,
-                                              out.original.dump(), c.results));
+        define_problems.push_back(
+            fmt::format("{}: the calls gave {}, not {}", c.name, out.original.dump(), c.results));
         continue;
       }
       sizes.push_back(std::to_string(pickle.size()));
@@ -454,8 +464,8 @@ class Checker {
         continue;
       }
       if (out.loaded != nlohmann::json::parse(c.results)) {
-        load_problems.push_back(fmt::format("{}: the calls gave {}, not {}", c.name,
-                                            out.loaded.dump(), c.results));
+        load_problems.push_back(
+            fmt::format("{}: the calls gave {}, not {}", c.name, out.loaded.dump(), c.results));
       }
     }
     report(load_what, load_problems,
@@ -511,11 +521,12 @@ class Checker {
 
   // " [standard error: LAST LINE]", or nothing.
   static std::string stderr_line(std::string_view detail) {
-    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.remove_suffix(1);
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' '))
+      detail.remove_suffix(1);
     if (detail.empty()) return {};
     const auto nl = detail.find_last_of('\n');
-    return " [standard error: " + std::string(detail.substr(nl == std::string_view::npos ? 0 : nl + 1)) +
-           "]";
+    return " [standard error: " +
+           std::string(detail.substr(nl == std::string_view::npos ? 0 : nl + 1)) + "]";
   }
 
   void check_bench() {
@@ -523,8 +534,8 @@ class Checker {
     Graph graph;
     Node* value = from_json(fixtures().front().json, graph);
     const auto timing = [](const TesteeTiming& t) {
-      return fmt::format("{} iterations in {:.3g} ms ({:.3g} us each)", t.iterations, t.seconds * 1e3,
-                         t.seconds * 1e6 / static_cast<double>(t.iterations));
+      return fmt::format("{} iterations in {:.3g} ms ({:.3g} us each)", t.iterations,
+                         t.seconds * 1e3, t.seconds * 1e6 / static_cast<double>(t.iterations));
     };
     if (info_.capabilities.can_dump && !info_.write_protocols.empty()) {
       const int p = info_.write_protocols.back();
@@ -556,8 +567,9 @@ class Checker {
   void report(const std::string& what, const std::vector<std::string>& problems,
               const std::string& good) {
     if (problems.empty()) return ok(what, good);
-    failed(what, problems.front() +
-                     (problems.size() > 1 ? fmt::format(" (and {} more)", problems.size() - 1) : ""));
+    failed(what,
+           problems.front() +
+               (problems.size() > 1 ? fmt::format(" (and {} more)", problems.size() - 1) : ""));
     for (std::size_t i = 1; i < problems.size(); ++i) std::cout << "       " << problems[i] << "\n";
   }
 
@@ -583,7 +595,8 @@ int testee_check(const TesteeCheckArgs& a) {
   if (a.command.size() == 1) {
     config.command = a.command.front();
   } else {
-    for (const auto& word : a.command) config.command += (config.command.empty() ? "" : " ") + shell_quote(word);
+    for (const auto& word : a.command)
+      config.command += (config.command.empty() ? "" : " ") + shell_quote(word);
   }
   config.cwd = a.cwd;
   for (const auto& kv : a.env) {
@@ -611,16 +624,19 @@ int testee_check(const TesteeCheckArgs& a) {
   if (caps.limit_loader) flags.push_back("limit_loader");
   if (caps.cpython_bytes) flags.push_back("cpython_bytes");
   if (caps.python_values) flags.push_back("python_values");
-  std::cout << fmt::format("     dumps: {}; loads: {}; {}; cannot_express: {}; kinds: {}\n",
-                           caps.can_dump ? "protocols " + protocols_text(info->write_protocols) : "no",
-                           caps.can_load ? "protocols " + protocols_text(info->read_protocols) : "no",
-                           flags.empty() ? "no other claims" : join(flags),
-                           caps.cannot_express.empty() ? "nothing" : join(caps.cannot_express),
-                           caps.kinds.empty() ? "all" : join(caps.kinds));
+  std::cout << fmt::format(
+      "     dumps: {}; loads: {}; {}; cannot_express: {}; kinds: {}\n",
+      caps.can_dump ? "protocols " + protocols_text(info->write_protocols) : "no",
+      caps.can_load ? "protocols " + protocols_text(info->read_protocols) : "no",
+      flags.empty() ? "no other claims" : join(flags),
+      caps.cannot_express.empty() ? "nothing" : join(caps.cannot_express),
+      caps.kinds.empty() ? "all" : join(caps.kinds));
   checker.run();
   if (testee.starts() > 1) {
-    std::cout << fmt::format("(the testee was started {} times: after a crash, hang or malformed "
-                             "answer it is started again)\n", testee.starts());
+    std::cout << fmt::format(
+        "(the testee was started {} times: after a crash, hang or malformed "
+        "answer it is started again)\n",
+        testee.starts());
   }
   std::cout << fmt::format("\n{} checks, {} failed\n", checker.checks(), checker.failures());
   return checker.failures() == 0 ? kExitOk : kExitFailed;
@@ -629,8 +645,8 @@ int testee_check(const TesteeCheckArgs& a) {
 }  // namespace
 
 void add_testee_check(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand(
-      "testee-check", "Drive a testee through every request and say what it does wrong");
+  auto* cmd = app.add_subcommand("testee-check",
+                                 "Drive a testee through every request and say what it does wrong");
   auto a = std::make_shared<TesteeCheckArgs>();
   cmd->add_option("COMMAND", a->command,
                   "The testee's command, run with /bin/sh -c: one string, or words after --")
@@ -638,7 +654,8 @@ void add_testee_check(CLI::App& app, Action& action) {
   cmd->add_option("--timeout", a->timeout, "Seconds the testee may take to answer one request")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--start-timeout", a->start_timeout, "Seconds the testee may take to answer hello")
+  cmd->add_option("--start-timeout", a->start_timeout,
+                  "Seconds the testee may take to answer hello")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--cwd", a->cwd, "Working directory of the testee (default: this one)");
@@ -646,7 +663,8 @@ void add_testee_check(CLI::App& app, Action& action) {
       ->allow_extra_args(false)
       ->check([](const std::string& kv) {
         const auto eq = kv.find('=');
-        return eq == std::string::npos || eq == 0 ? std::string("expected K=V, got ") + kv : std::string();
+        return eq == std::string::npos || eq == 0 ? std::string("expected K=V, got ") + kv
+                                                  : std::string();
       });
   cmd->footer(
       "Examples:\n"

@@ -11,10 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "reference/pickle/disasm.h"
 #include "reference/value/value.h"
@@ -89,7 +88,10 @@ TEST_F(CliCommands, DisAndDecodeStopWithTheSameLine) {
 // `decode --stats` counts what it decoded (scripts/measure-memory reads it).
 TEST_F(CliCommands, DecodeStatsCountTheNodesAndTheGraphsBytes) {
   // [1, 'ab', (None,)] at protocol 2: a list, an int, a str, a tuple, None.
-  const std::string file = write("five.pickle", "\x80\x02]q\x00(K\x01X\x02\x00\x00\x00" "abq\x01N\x85q\x02" "e."s);
+  const std::string file = write("five.pickle",
+                                 "\x80\x02]q\x00(K\x01X\x02\x00\x00\x00"
+                                 "abq\x01N\x85q\x02"
+                                 "e."s);
   const CliRun r = run_cli("decode --stats " + file);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -98,7 +100,8 @@ TEST_F(CliCommands, DecodeStatsCountTheNodesAndTheGraphsBytes) {
   EXPECT_EQ(j.at("node_size").get<std::size_t>(), sizeof(Node));
   EXPECT_GE(j.at("graph_bytes").get<std::size_t>(), 5 * sizeof(Node));
   EXPECT_GT(j.at("peak_rss_bytes").get<std::size_t>(), 0u);
-  EXPECT_GE(j.at("peak_rss_bytes").get<std::size_t>(), j.at("peak_growth_bytes").get<std::size_t>());
+  EXPECT_GE(j.at("peak_rss_bytes").get<std::size_t>(),
+            j.at("peak_growth_bytes").get<std::size_t>());
   // A bad pickle is still an error, not statistics; --stats prints no value,
   // so --pretty with it is a usage error.
   expect_error("decode --stats " + write("bad.pickle", "\x80\x02]q\x00(K\x01"s), 1, "at byte");

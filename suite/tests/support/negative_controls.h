@@ -54,11 +54,21 @@ class OracleStandIn : public ReferenceSubject {
     if (stdlib_runner() == nullptr) return ReferenceSubject::loads_recipe(recipe, pickle);
     return stdlib_runner()->loads("c", recipe, pickle);
   }
+  // CPython's words for the rules loads.rejects-malformed names failures by
+  // (a stream cut short, text that is not UTF-8); the reference's message
+  // otherwise.
   Node* loads(const Message& m, Graph& graph, const LoadOptions& options) override {
     try {
       return ReferenceSubject::loads(m, graph, options);
     } catch (const std::exception& e) {
-      throw SubjectError("UnpicklingError", e.what());
+      const std::string what = e.what();
+      if (what.find("not valid UTF-8") != std::string::npos) {
+        throw SubjectError("UnicodeDecodeError", "'utf-8' codec can't decode the text");
+      }
+      if (what.rfind("truncated", 0) == 0) {
+        throw SubjectError("UnpicklingError", "pickle data was truncated");
+      }
+      throw SubjectError("UnpicklingError", what);
     }
   }
 };

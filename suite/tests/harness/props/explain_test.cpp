@@ -11,8 +11,14 @@ namespace {
 
 TEST(Explain, MarksTheFirstDivergence) {
   // pickle.dumps([1, 2], protocol=2) and the same with 3 for 2.
-  std::string a("\x80\x02]q\x00(K\x01K\x02e.", 12);
-  std::string b("\x80\x02]q\x00(K\x01K\x03e.", 12);
+  std::string a(
+      "\x80\x02]q\x00(K\x01K\x02"
+      "e.",
+      12);
+  std::string b(
+      "\x80\x02]q\x00(K\x01K\x03"
+      "e.",
+      12);
   auto d = diff_pickles(a, b, "cpython", "subject");
   EXPECT_FALSE(d.same);
   EXPECT_EQ(d.where, "argument");

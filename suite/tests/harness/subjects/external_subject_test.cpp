@@ -85,7 +85,9 @@ bool process_gone(pid_t pid) {
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
 }
 
-Node* value_of(Graph& g, const char* json) { return from_json(json, g); }
+Node* value_of(Graph& g, const char* json) {
+  return from_json(json, g);
+}
 
 // Expects `f` to throw a SubjectError and returns it.
 template <typename F>
@@ -108,7 +110,8 @@ bool dumps_work(ExternalSubject& s) {
   Message m = dump_list(s);
   Graph back;
   Graph want;
-  return equal(pickle::decode(m.frames.at(0).view(), back).root, value_of(want, R"({"list":[1,"a"]})"));
+  return equal(pickle::decode(m.frames.at(0).view(), back).root,
+               value_of(want, R"({"list":[1,"a"]})"));
 }
 
 // ---- the well-behaved testee ----------------------------------------------------------
@@ -139,7 +142,8 @@ TEST(ExternalSubject, HelloGivesInfoAndCapabilities) {
 
 TEST(ExternalSubject, DumpsAndLoadsAtEveryProtocol) {
   ExternalSubject s(fake(""));
-  const char* json = R"({"list":[1,"a",{"bytes":"ff"},{"tuple":[{"float":"0.5"},null]},{"int":"-18446744073709551617"}]})";
+  const char* json =
+      R"({"list":[1,"a",{"bytes":"ff"},{"tuple":[{"float":"0.5"},null]},{"int":"-18446744073709551617"}]})";
   for (int p = 0; p <= 5; ++p) {
     Graph g;
     Node* v = value_of(g, json);
@@ -155,7 +159,8 @@ TEST(ExternalSubject, DumpsAndLoadsAtEveryProtocol) {
     in.frames.push_back(Frame::owned(pickle::encode(v, {.protocol = p}).bytes));
     Graph back;
     Difference why;
-    EXPECT_TRUE(equal(v, s.loads(in, back, LoadOptions{5}), &why)) << why.path << ": " << why.reason;
+    EXPECT_TRUE(equal(v, s.loads(in, back, LoadOptions{5}), &why))
+        << why.path << ": " << why.reason;
   }
   EXPECT_EQ(s.starts(), 1);
 }
@@ -163,7 +168,8 @@ TEST(ExternalSubject, DumpsAndLoadsAtEveryProtocol) {
 TEST(ExternalSubject, OutOfBandBuffersKeepTheirWriteableFlag) {
   ExternalSubject s(fake(""));
   Graph g;
-  Node* v = value_of(g, R"({"list":[{"buffer":"010203","readonly":false},{"buffer":"04","readonly":true}]})");
+  Node* v = value_of(
+      g, R"({"list":[{"buffer":"010203","readonly":false},{"buffer":"04","readonly":true}]})");
   Message m = s.dumps(v, DumpOptions{5, true});
   ASSERT_EQ(m.frames.size(), 3u);
   EXPECT_EQ(m.header["writeable"], (nlohmann::json{true, false}));
@@ -371,10 +377,12 @@ TEST(ExternalSubject, FramesOverTheLimitAreRefusedBeforeReading) {
   limits.max_frames = 1000;
   ExternalSubject s(fake(""), limits);
   Graph g;
-  const SubjectError e =
-      error_of([&] { s.dumps(g.bytes(std::string(5000, 'x')), DumpOptions{4, false}); });
+  const SubjectError e = error_of([&] {
+    s.dumps(g.bytes(std::string(5000, 'x')), DumpOptions{4, false});
+  });
   EXPECT_EQ(e.kind(), "testee-protocol");
-  EXPECT_NE(std::string(e.what()).find("add up to more than the limit of 1000 bytes"), std::string::npos)
+  EXPECT_NE(std::string(e.what()).find("add up to more than the limit of 1000 bytes"),
+            std::string::npos)
       << e.what();
 }
 
@@ -383,7 +391,8 @@ TEST(ExternalSubject, JunkBeforeHelloIsAProtocolErrorWithAHint) {
   const SubjectError e = error_of([&] { s.info(); });
   EXPECT_EQ(e.kind(), "testee-protocol");
   EXPECT_NE(std::string(e.what()).find("hello: "), std::string::npos) << e.what();
-  EXPECT_NE(std::string(e.what()).find("is the testee printing to standard output?"), std::string::npos)
+  EXPECT_NE(std::string(e.what()).find("is the testee printing to standard output?"),
+            std::string::npos)
       << e.what();
   // Not unavailable: each case fails loudly, with a fresh testee.
   EXPECT_EQ(s.unavailable_reason(), std::nullopt);
@@ -413,9 +422,11 @@ TEST(ExternalSubject, CapabilitiesFromJson) {
   EXPECT_TRUE(defaults.cannot_express.empty());
   EXPECT_TRUE(defaults.kinds.empty());
 
-  const Capabilities reader = capabilities_from_json(
-      {{"dumps", false}, {"write_protocols", nlohmann::json::array()}, {"read_protocols", {2, 3, 4}},
-       {"cannot_express", {"tuple", "sharing"}}, {"kinds", {"int", "list", "buffer"}}});
+  const Capabilities reader = capabilities_from_json({{"dumps", false},
+                                                      {"write_protocols", nlohmann::json::array()},
+                                                      {"read_protocols", {2, 3, 4}},
+                                                      {"cannot_express", {"tuple", "sharing"}},
+                                                      {"kinds", {"int", "list", "buffer"}}});
   EXPECT_FALSE(reader.can_dump);
   EXPECT_EQ(reader.min_protocol, 2);
   EXPECT_EQ(reader.max_protocol, 4);
@@ -566,7 +577,8 @@ TEST(ExternalSubject, MissingDirectoryIsUnavailable) {
   ExternalSubject s(c);
   const auto reason = s.unavailable_reason();
   ASSERT_TRUE(reason.has_value());
-  EXPECT_NE(reason->find("cannot change to directory /nonexistent-serialcheck-dir"), std::string::npos)
+  EXPECT_NE(reason->find("cannot change to directory /nonexistent-serialcheck-dir"),
+            std::string::npos)
       << *reason;
 }
 
@@ -590,7 +602,8 @@ TEST(ExternalSubject, EnvironmentAndDirectoryReachTheTestee) {
   c.cwd = dir;
   ExternalSubject s(c);
   EXPECT_TRUE(dumps_work(s));
-  EXPECT_NE(s.stderr_tail().find("var=hello there dir=" + fs::canonical(dir).string()), std::string::npos)
+  EXPECT_NE(s.stderr_tail().find("var=hello there dir=" + fs::canonical(dir).string()),
+            std::string::npos)
       << s.stderr_tail();
 }
 
@@ -616,7 +629,8 @@ TEST(ExternalSubject, TesteeInheritsNoDescriptorButItsPipes) {
   }
   // 0-2, and 3: the directory the glob reads.
   EXPECT_GE(numbers.size(), 3u) << tail;
-  for (const auto& n : numbers) EXPECT_LE(std::stoi(n), 3) << "descriptor " << n << " leaked\n" << tail;
+  for (const auto& n : numbers)
+    EXPECT_LE(std::stoi(n), 3) << "descriptor " << n << " leaked\n" << tail;
   ::close(stray);
 }
 
