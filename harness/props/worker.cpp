@@ -88,6 +88,11 @@ class TimedSubject : public Subject {
     phase::Scope timed(phase::Phase::Subject);
     return inner_.loads(message, graph, options);
   }
+  std::vector<LoadAttempt> try_loads(const std::vector<std::string>& streams, int protocol,
+                                     const LoadOptions& options) override {
+    phase::Scope timed(phase::Phase::Subject);
+    return inner_.try_loads(streams, protocol, options);
+  }
   const families::FamilyRegistry* family_registry() const override {
     return inner_.family_registry();
   }
@@ -436,6 +441,7 @@ void cells_worker(int fd, const CellsJob& job) {
         continue;
       }
       pool.adopt(name, subject);
+      env.listed = job.listed ? job.listed(job.cells[i]) : std::vector<std::string>{};
       nlohmann::json line = run_cell(fd, *subject, *property, env, job);
       line["subject"] = name;
       // The phases, and "other": the cell's time here that none took.
@@ -472,7 +478,9 @@ namespace {
 // {"t":"outcome","status":"skipped","reason":R}. The subject comes from
 // `pool` (made by the first probe that needs it, then kept).
 nlohmann::json probe_line(SubjectPool& pool, PropertyEnv& env, const std::string& subject_name,
-                          const std::string& property_id, const TestCase& test) {
+                          const std::string& property_id, const TestCase& test,
+                          const std::string& fingerprint) {
+  env.replaying = fingerprint;
   auto skipped = [](const std::string& reason) -> nlohmann::json {
     return {{"t", "outcome"}, {"status", "skipped"}, {"reason", reason}};
   };
@@ -497,7 +505,7 @@ void probe_worker(int fd, const ProbeJob& job) {
     env.subject = [&pool](const std::string& name, std::string* why_not) {
       return pool.get(name, why_not);
     };
-    write_line(fd, probe_line(pool, env, job.subject, job.property, *job.test));
+    write_line(fd, probe_line(pool, env, job.subject, job.property, *job.test, job.fingerprint));
   } catch (const std::exception& e) {
     write_line(fd, {{"t", "error"}, {"message", e.what()}});
     _exit(3);
@@ -515,7 +523,8 @@ void probes_worker(int fd, const ProbesJob& job) {
     for (std::size_t i : job.indices) {
       const ProbeRequest& request = (*job.requests)[i];
       write_line(fd, {{"t", "begin"}, {"i", i}});
-      nlohmann::json line = probe_line(pool, env, request.subject, request.property, *request.test);
+      nlohmann::json line = probe_line(pool, env, request.subject, request.property, *request.test,
+                                       request.fingerprint);
       line["i"] = i;
       write_line(fd, line);
     }

@@ -1021,6 +1021,99 @@ Node* ExternalSubject::loads(const Message& message, Graph& graph, const LoadOpt
 
 namespace {
 
+bool misbehaved(const std::string& kind) {
+  return kind == "testee-crash" || kind == "testee-timeout" || kind == kProtocolError;
+}
+
+}  // namespace
+
+std::vector<LoadAttempt> ExternalSubject::try_loads_request(const std::vector<std::string>& streams,
+                                                            const LoadOptions& options) {
+  live();
+  nlohmann::json fields = {{"op", "try-loads"}, {"max_protocol", options.max_protocol}};
+  nlohmann::json lengths = nlohmann::json::array();
+  std::vector<std::string_view> frames;
+  for (const std::string& s : streams) {
+    lengths.push_back(s.size());
+    frames.emplace_back(s);
+  }
+  fields["frame_lengths"] = std::move(lengths);
+  const Reply reply = request("try-loads", fields.dump(), frames, config_.timeout_s);
+  const nlohmann::json& results =
+      reply.doc.contains("results") ? reply.doc["results"] : nlohmann::json();
+  if (!results.is_array() || results.size() != streams.size()) {
+    protocol_failure(reply, fmt::format("try-loads answered {} results for {} streams",
+                                        results.is_array() ? results.size() : 0, streams.size()));
+  }
+  std::vector<LoadAttempt> out;
+  out.reserve(results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const nlohmann::json& r = results[i];
+    if (!r.is_object() || !r.contains("ok") || !r["ok"].is_boolean()) {
+      protocol_failure(reply, fmt::format("try-loads result {} has no \"ok\": true or false", i));
+    }
+    LoadAttempt a;
+    a.loaded = r["ok"].get<bool>();
+    if (!a.loaded) {
+      const nlohmann::json& error = r.contains("error") ? r["error"] : nlohmann::json();
+      if (!error.is_object() || !error.contains("kind") || !error["kind"].is_string() ||
+          error["kind"].get<std::string>().empty() || !error.contains("message") ||
+          !error["message"].is_string()) {
+        protocol_failure(reply, fmt::format("try-loads result {} is an error without "
+                                            "\"error\": {{\"kind\": ..., \"message\": ...}}",
+                                            i));
+      }
+      a.kind = error["kind"].get<std::string>().substr(0, 64);
+      a.message = error["message"].get<std::string>().substr(0, 400);
+      std::replace(a.message.begin(), a.message.end(), '\n', ' ');
+      // Only the runner says that a testee misbehaved.
+      if (misbehaved(a.kind)) a.kind = "error";
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<LoadAttempt> ExternalSubject::try_loads(const std::vector<std::string>& streams,
+                                                    int protocol, const LoadOptions& options) {
+  live();
+  if (!info_->capabilities.try_loads || !options.encoding.empty() || !options.fix_imports) {
+    return Subject::try_loads(streams, protocol, options);
+  }
+  // Batches of at most 256 streams and 16 MiB (one stream alone when it is
+  // larger).
+  constexpr std::size_t kMaxStreams = 256;
+  constexpr std::size_t kMaxBytes = std::size_t{16} << 20;
+  std::vector<LoadAttempt> out;
+  out.reserve(streams.size());
+  for (std::size_t begin = 0; begin < streams.size();) {
+    std::size_t end = begin;
+    std::size_t bytes = 0;
+    while (end < streams.size() && end - begin < kMaxStreams &&
+           (end == begin || bytes + streams[end].size() <= kMaxBytes)) {
+      bytes += streams[end++].size();
+    }
+    const std::vector<std::string> batch(streams.begin() + static_cast<std::ptrdiff_t>(begin),
+                                         streams.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+    std::vector<LoadAttempt> got;
+    try {
+      got = try_loads_request(batch, options);
+    } catch (const SubjectError& e) {
+      // A malformed answer is the testee's, whatever the streams.
+      if (e.kind() == kProtocolError) throw;
+      // A crash or a hang belongs to one stream of the batch, and an error
+      // answer to the whole request says nothing of each: each stream is
+      // tried again alone, so that it is charged to its own.
+      got = Subject::try_loads(batch, protocol, options);
+    }
+    out.insert(out.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));
+  }
+  return out;
+}
+
+namespace {
+
 TesteeTiming timing_from(const nlohmann::json& d, long iterations, std::string* problem) {
   TesteeTiming t;
   if (!d.contains("iterations") || !d["iterations"].is_number_integer() ||
@@ -1332,6 +1425,7 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   }
   // cross.stdlib goes through dumps-recipe and loads-recipe.
   caps.stdlib_recipes = capability_flag(j, "stdlib_recipes", false);
+  caps.try_loads = capability_flag(j, "try_loads", false) && caps.can_load;
   caps.cannot_express = capability_names(
       j, "cannot_express", std::set<std::string>(kFidelityNames.begin(), kFidelityNames.end()));
   std::set<std::string> kinds = {"null", "buffer"};  // the JSON form's tags beside the kind names

@@ -93,6 +93,16 @@ class ExternalSubject : public Subject {
   Message dumps(const Node* value, const DumpOptions& options) override;
   // Device frames are copied to the host (counted) before they are sent.
   Node* loads(const Message& message, Graph& graph, const LoadOptions& options) override;
+  // Many streams in one try-loads request when the hello claims "try_loads"
+  // (in batches); a batch the testee crashes or hangs on, or answers with
+  // an error, is tried again one loads() at a time.
+  std::vector<LoadAttempt> try_loads(const std::vector<std::string>& streams, int protocol,
+                                     const LoadOptions& options) override;
+  // One try-loads request for all of `streams`, whatever the hello claims;
+  // a crash, a hang, an error answer or a malformed one throws as any
+  // request does (testee-check drives it).
+  std::vector<LoadAttempt> try_loads_request(const std::vector<std::string>& streams,
+                                             const LoadOptions& options);
 
   // The testee's own time for `iterations` (>= 1) runs of the operation.
   TesteeTiming bench_dumps(const Node* value, const DumpOptions& options, long iterations);

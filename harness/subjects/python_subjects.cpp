@@ -254,6 +254,7 @@ class PickleSubject final : public PythonSubject {
     if (!options.fix_imports && PyDict_SetItemString(kwargs.get(), "fix_imports", Py_False) != 0) {
       python::throw_python_error();
     }
+    if (options.inert_globals) return inert_load(data.get(), kwargs.get());
     if (flavor_ == Flavor::Pure) {
       PyRef file =
           check(PyObject_CallOneArg(python::get_attr(io().get(), "BytesIO").get(), data.get()));
@@ -289,6 +290,22 @@ class PickleSubject final : public PythonSubject {
   }
 
   PyRef main_module() const { return python::import_module(module_); }
+
+  // The subject's unpickler with every global an inert stand-in
+  // (LoadOptions::inert_globals): nothing is imported or called.
+  PyRef inert_load(PyObject* data, PyObject* kwargs) const {
+    PyRef base = flavor_ == Flavor::Pure
+                     ? python::get_attr(main_module().get(), "_Unpickler")
+                     : python::get_attr(python::import_module("_pickle").get(), "Unpickler");
+    PyRef unpickler_class = persistent_subclass("inert_unpickler", base.get());
+    // Read as loads() reads bytes, not in a BytesIO's chunks.
+    PyRef whole =
+        python::get_attr(python::import_module("serialcheck_fixtures").get(), "WholeStream");
+    PyRef file = check(PyObject_CallOneArg(whole.get(), data));
+    PyRef args = check(Py_BuildValue("(O)", file.get()));
+    PyRef unpickler = check(PyObject_Call(unpickler_class.get(), args.get(), kwargs));
+    return check(PyObject_CallMethod(unpickler.get(), "load", nullptr));
+  }
 
   const char* recipe_pickler() const {
     return flavor_ == Flavor::C ? "c" : flavor_ == Flavor::Pure ? "py" : "cloudpickle";

@@ -81,3 +81,38 @@ Node* Subject::loads_packed(std::span<const std::uint8_t>, Graph&) {
 }
 
 }  // namespace serialcheck
+
+namespace serialcheck {
+
+Message plain_pickle_message(std::string stream, int protocol) {
+  Message m;
+  m.header = {
+      {"serializer", "pickle"}, {"protocol", protocol}, {"writeable", nlohmann::json::array()}};
+  m.frames.push_back(Frame::owned(std::move(stream), true));
+  return m;
+}
+
+std::vector<LoadAttempt> Subject::try_loads(const std::vector<std::string>& streams, int protocol,
+                                            const LoadOptions& options) {
+  std::vector<LoadAttempt> out;
+  out.reserve(streams.size());
+  for (const std::string& stream : streams) {
+    LoadAttempt a;
+    try {
+      Graph g;
+      loads(plain_pickle_message(stream, protocol), g, options);
+      a.loaded = true;
+    } catch (const SubjectError& e) {
+      a.kind = e.kind();
+      a.message = e.message();
+      a.detail = e.detail();
+    } catch (const std::exception& e) {
+      a.kind = "internal";
+      a.message = e.what();
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace serialcheck

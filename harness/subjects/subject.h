@@ -90,6 +90,9 @@ struct Capabilities {
   // byte string (distributed's serialize_bytes layout) and reads them back
   // (wire.packed runs where this and family_registry() are set).
   bool packs_messages = false;
+  // An external testee that answers try-loads: many streams in one request
+  // (docs/testee-protocol.md). Others get them one loads() at a time.
+  bool try_loads = false;
   std::vector<std::string> families;
   // Distinctions of the value model the subject's language loses
   // (docs/testee-protocol.md, "Fidelity"): "tuple", "int-float", "big-int",
@@ -125,6 +128,21 @@ struct LoadOptions {
   // python2_choices; the others ignore them.
   std::string encoding;
   bool fix_imports = true;
+  // A loader that can (the in-process Python pickle subjects) gives every
+  // global an inert stand-in, a class that takes any arguments, state and
+  // items and does nothing, so that it imports and calls nothing and fails
+  // only where the stream's form is wrong: loads.rejects-malformed asks
+  // CPython about malformed streams this way. Other loaders ignore it.
+  bool inert_globals = false;
+};
+
+// One stream's fate in Subject::try_loads: a value came back, or an error
+// with its kind, message and the report's extra lines.
+struct LoadAttempt {
+  bool loaded = false;
+  std::string kind;
+  std::string message;
+  std::string detail;
 };
 
 // A failure inside a subject: `kind` is a stable short name (an ErrorKind
@@ -244,6 +262,18 @@ class Subject {
   // default.
   virtual PackedBytes dumps_packed(const Node* value, Compression codec);
   virtual Node* loads_packed(std::span<const std::uint8_t> bytes, Graph& graph);
+  // loads.rejects-malformed: loads each stream (frame 0 of a message with
+  // the pickle family's header at `protocol`, no buffers) and says whether
+  // a value came back or which error. The default calls loads() once a
+  // stream, catching what it throws (a misbehaving testee's
+  // "testee-crash" and the like included); an external testee whose hello
+  // claims "try_loads" gets many streams in one request.
+  virtual std::vector<LoadAttempt> try_loads(const std::vector<std::string>& streams, int protocol,
+                                             const LoadOptions& options);
 };
+
+// A message holding `stream` as frame 0, with the pickle family's header
+// at `protocol` and no buffers.
+Message plain_pickle_message(std::string stream, int protocol);
 
 }  // namespace serialcheck

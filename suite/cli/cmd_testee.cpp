@@ -119,6 +119,7 @@ class Checker {
       if (caps.out_of_band && reads(5)) check_loads_out_of_band();
       if (caps.limit_loader) check_limit_loader();
       check_malformed();
+      check_try_loads();
     } else {
       skip("loads", "the testee does not load");
     }
@@ -362,6 +363,37 @@ class Checker {
     };
     for (const auto& [name, bytes] : streams) {
       loads_answer(std::string("loads of ") + name, bytes, false, "refused: ");
+    }
+  }
+
+  // A testee that claims try_loads: one request with a valid stream and the
+  // two malformed ones, answered in order, the valid one loaded and the
+  // others refused.
+  void check_try_loads() {
+    const std::string what = "try-loads of three streams";
+    if (!info_.capabilities.try_loads) {
+      return skip(what,
+                  "the testee does not claim try_loads (the gate sends it one loads a stream)");
+    }
+    Graph graph;
+    const int p = info_.read_protocols.back();
+    const std::vector<std::string> streams = {
+        pickle::encode(from_json(R"({"list": [1, "a"]})", graph), {.protocol = p}).bytes,
+        std::string("\x80\x02]q\x00K", 6), std::string("\x80\x02\xff\xfe.", 5)};
+    try {
+      const std::vector<LoadAttempt> got = testee_.try_loads_request(streams, LoadOptions{});
+      if (!got[0].loaded) {
+        return failed(what, fmt::format("the valid stream (protocol {}) was refused: {}: {}", p,
+                                        got[0].kind, got[0].message));
+      }
+      for (std::size_t i = 1; i < got.size(); ++i) {
+        if (got[i].loaded) {
+          return failed(what, fmt::format("malformed stream {} was loaded, not refused", i + 1));
+        }
+      }
+      ok(what, fmt::format("loaded, refused ({}), refused ({})", got[1].kind, got[2].kind));
+    } catch (const SubjectError& e) {
+      failed(what, explain(e));
     }
   }
 

@@ -511,6 +511,78 @@ PersistentPickler = with_persistent_ids(pickle.Pickler)
 PersistentUnpickler = with_persistent_load(pickle.Unpickler)
 
 
+class Inert(object):
+    """What an inert unpickler gives for every global: a class that takes
+    any arguments, state and items and does nothing with them."""
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+    def __setstate__(self, state):
+        pass
+
+    def __setitem__(self, key, value):
+        pass
+
+    def append(self, item):
+        pass
+
+    def extend(self, items):
+        pass
+
+    def add(self, item):
+        pass
+
+
+def _inert_find_class(self, module, name):
+    return Inert
+
+
+class WholeStream(object):
+    """A file over `data` whose peek() hands the C unpickler everything that
+    is left, so that it reads the stream as pickle.loads reads a bytes
+    object. Given a BytesIO it reads in chunks, and then a FRAME whose
+    length runs past the next one reads otherwise than loads() does."""
+
+    def __init__(self, data):
+        self._data = bytes(data)
+        self._pos = 0
+
+    def peek(self, n=0):
+        return self._data[self._pos:]
+
+    def read(self, n=-1):
+        end = len(self._data) if n is None or n < 0 else min(len(self._data), self._pos + n)
+        out = self._data[self._pos:end]
+        self._pos = end
+        return out
+
+    def readline(self):
+        newline = self._data.find(b"\n", self._pos)
+        end = len(self._data) if newline < 0 else newline + 1
+        out = self._data[self._pos:end]
+        self._pos = end
+        return out
+
+
+def inert_unpickler(unpickler_class):
+    """A subclass of with_persistent_load(unpickler_class) whose find_class
+    gives Inert for every global, importing nothing: a stream it rejects is
+    rejected for its form, not for what a global or a call did. How a
+    malformed stream is put to CPython's loader."""
+    key = (unpickler_class, "inert")
+    if key not in _SUBCLASSES:
+        _SUBCLASSES[key] = _with_method(
+            with_persistent_load(unpickler_class), "find_class", _inert_find_class)
+    return _SUBCLASSES[key]
+
+
 # ---------------------------------------------------------------------------
 # Globals in copyreg's extension registry. From protocol 2 on pickle writes
 # each of them as EXT1, EXT2 or EXT4 and its code instead of its name, and

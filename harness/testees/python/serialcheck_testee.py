@@ -2172,6 +2172,8 @@ class Testee(object):
             caps["python2_choices"] = True
         if self.unavailable is None:
             caps["stdlib_recipes"] = True
+        if self.loads is not None:
+            caps["try_loads"] = True
         return caps
 
     # -- requests --------------------------------------------------------
@@ -2188,6 +2190,8 @@ class Testee(object):
                 return self.do_dumps(req)
             if op == "loads":
                 return self.do_loads(req, frames)
+            if op == "try-loads":
+                return self.do_try_loads(req, frames), ()
             if op == "bench":
                 return self.do_bench(req, frames), ()
             if op == "define-dumps":
@@ -2371,6 +2375,30 @@ class Testee(object):
         obj = loads(data, **kwargs)
         text = value_to_text(obj, _stream_protocol(data))
         return ('{"ok":true,"value":%s}' % text).encode("utf-8"), ()
+
+    def do_try_loads(self, req, frames):
+        """Loads each frame as a pickle of its own and says for each whether
+        loads returned or what it raised. No values are sent back: this is
+        how loads.rejects-malformed asks about many streams at once."""
+        if self.loads is None:
+            raise Unsupported("this testee does not load (no --loads)")
+        if self.unavailable is not None:
+            raise Unsupported(self.unavailable)
+        base = {}
+        if self.limit_loader:
+            base["max_protocol"] = req.get("max_protocol", 5)
+        results = []
+        for frame in frames:
+            data = BYTES(frame)
+            try:
+                loads, kwargs = self._loader(data, dict(base))
+                loads(data, **kwargs)
+                results.append(b'{"ok":true}')
+            except (KeyboardInterrupt, GeneratorExit):
+                raise
+            except BaseException as e:
+                results.append(error_doc(_error_kind(e), str(e) or type(e).__name__))
+        return b'{"ok":true,"results":[' + b",".join(results) + b"]}"
 
     def do_bench(self, req, frames):
         operation = req.get("operation")

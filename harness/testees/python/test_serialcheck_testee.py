@@ -1239,3 +1239,23 @@ def test_stdlib_recipes_the_preset_pickles_itself():
     assert json.loads(doc)["error"]["kind"] == "unsupported"
     doc, _ = t.handle({"op": "dumps-recipe", "protocol": 3}, [])
     assert json.loads(doc)["error"]["kind"] == "bad-request"
+
+
+def test_try_loads_answers_each_stream_in_order_without_values():
+    t = st.Testee(pickle.dumps, pickle.loads, kinds=[], verbose=False)
+    assert t.capabilities()["try_loads"] is True
+    streams = [pickle.dumps([1, "a"], 2), b"\x80\x02]q\x00K", b"\x80\x02\xff\xfe.",
+               pickle.dumps({"k": 1.5}, 5)]
+    doc, frames = t.handle({"op": "try-loads", "max_protocol": 5,
+                            "frame_lengths": [len(s) for s in streams]},
+                           [bytearray(s) for s in streams])
+    assert frames == ()
+    results = json.loads(doc)["results"]
+    assert [r["ok"] for r in results] == [True, False, False, True]
+    assert results[1]["error"]["kind"] == "UnpicklingError"
+    assert "value" not in results[0]
+    # A writer-only testee claims nothing and refuses the request.
+    t = st.Testee(pickle.dumps, None, kinds=[], verbose=False)
+    assert "try_loads" not in t.capabilities()
+    doc, _ = t.handle({"op": "try-loads", "frame_lengths": [2]}, [b"N."])
+    assert json.loads(doc)["error"]["kind"] == "unsupported"

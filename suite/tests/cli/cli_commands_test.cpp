@@ -111,7 +111,9 @@ TEST_F(CliCommands, DecodeStatsCountTheNodesAndTheGraphsBytes) {
 // ---- scan -----------------------------------------------------------------------
 
 TEST_F(CliCommands, ScanNamesWhyAnAllowlistFileCannotBeRead) {
-  const std::string clean = "\x80\x02]q\x00(K\x01K\x02e."s;
+  const std::string clean =
+      "\x80\x02]q\x00(K\x01K\x02"
+      "e."s;
   const CliRun r =
       run_cli("scan --allowlist " + path("missing.txt") + " " + write("a.pickle", clean));
   EXPECT_EQ(r.status, 2) << r.err;
@@ -121,7 +123,9 @@ TEST_F(CliCommands, ScanNamesWhyAnAllowlistFileCannotBeRead) {
 
 TEST_F(CliCommands, ScanReadsEveryPickleOfAStream) {
   // [1, 2] at protocol 2, then posix.system('true'): what two pickle.dump calls write.
-  const std::string clean = "\x80\x02]q\x00(K\x01K\x02e."s;
+  const std::string clean =
+      "\x80\x02]q\x00(K\x01K\x02"
+      "e."s;
   const std::string evil = "\x80\x02\x63posix\nsystem\nX\x04\x00\x00\x00true\x85R."s;
   const CliRun r = run_cli("scan " + write("stream.pickle", clean + evil));
   EXPECT_EQ(r.status, 1) << r.out;

@@ -21,7 +21,10 @@ one way each, so that every failure path of the runner can be seen:
   --error KIND         answer every dumps and loads with an error of KIND
   --unsupported TAG    answer dumps of a value holding a TAG (canonical JSON tag,
                        e.g. dict) with kind "unsupported"
-  --lenient            answer loads of a stream pickle refuses with None
+  --lenient            answer loads of a stream pickle refuses with None (and try-loads
+                       of one with "ok": true)
+  --wrong-count        answer try-loads with one result fewer than it was sent streams
+  --crash-on-try-loads exit (status 3) on every try-loads request
   --bad-value          answer loads with a value that is not canonical JSON
   --wrong-value        answer loads with a value one off (ints + 1)
   --optimize           answer dumps with pickletools.optimize's bytes (not CPython's)
@@ -269,6 +272,8 @@ def main():
     ap.add_argument("--hang-at", type=int, default=0)
     ap.add_argument("--exit-unread", type=int, default=0)
     ap.add_argument("--lenient", action="store_true")
+    ap.add_argument("--wrong-count", action="store_true")
+    ap.add_argument("--crash-on-try-loads", action="store_true")
     ap.add_argument("--optimize", action="store_true")
     ap.add_argument("--bad-bench", action="store_true")
     ap.add_argument("--garbage-length", action="store_true")
@@ -376,6 +381,21 @@ def main():
                 if args.wrong_value:
                     doc["value"] = bump_ints(doc["value"])
                 write_message(doc)
+            elif op == "try-loads":
+                if args.crash_on_try_loads:
+                    print("fake testee: crashing on try-loads", file=sys.stderr, flush=True)
+                    os._exit(3)
+                results = []
+                for f in frames:
+                    try:
+                        pickle.loads(f)
+                        results.append({"ok": True})
+                    except Exception as e:  # noqa: BLE001 - every failure is an answer
+                        ok = args.lenient and isinstance(e, pickle.UnpicklingError)
+                        results.append({"ok": True} if ok else error(type(e).__name__, str(e)))
+                if args.wrong_count:
+                    results = results[:-1]
+                write_message({"ok": True, "results": results})
             elif op == "bench":
                 if req["operation"] == "dumps":
                     value = from_canonical(req["value"], {})

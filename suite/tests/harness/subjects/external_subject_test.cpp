@@ -546,6 +546,53 @@ TEST(ExternalSubject, ErrorDetailIsBoundedToo) {
 
 // ---- testees that cannot run -----------------------------------------------------------
 
+// ---- try-loads: many streams in one request ----------------------------------------
+
+// A valid stream, one cut short, one that is not a pickle at all.
+std::vector<std::string> three_streams() {
+  return {std::string("\x80\x04K\x07.", 5), std::string("\x80\x04K", 3), "not a pickle"};
+}
+
+void expect_three_verdicts(const std::vector<LoadAttempt>& got) {
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TRUE(got[0].loaded);
+  EXPECT_FALSE(got[1].loaded);
+  EXPECT_EQ(got[1].kind, "UnpicklingError") << got[1].message;
+  EXPECT_FALSE(got[2].loaded);
+  EXPECT_FALSE(got[2].kind.empty());
+}
+
+TEST(ExternalSubject, TryLoadsAsksForManyStreamsInOneRequest) {
+  ExternalSubject s(fake(R"(--caps '{"try_loads": true}' --crash-at 3)"));
+  ASSERT_TRUE(s.capabilities().try_loads);
+  // hello, then one try-loads; a second request would crash the testee.
+  expect_three_verdicts(s.try_loads(three_streams(), 4, LoadOptions{}));
+  EXPECT_EQ(s.starts(), 1);
+}
+
+TEST(ExternalSubject, TryLoadsWithoutTheCapabilityIsOneLoadsAStream) {
+  ExternalSubject s(fake(""));
+  ASSERT_FALSE(s.capabilities().try_loads);
+  expect_three_verdicts(s.try_loads(three_streams(), 4, LoadOptions{}));
+}
+
+TEST(ExternalSubject, TryLoadsThatCrashesIsTriedAgainOneStreamAtATime) {
+  // The try-loads request crashes the testee: each stream is then loaded
+  // alone, in a testee started again, and gets its own verdict.
+  ExternalSubject s(fake(R"(--caps '{"try_loads": true}' --crash-on-try-loads)"));
+  expect_three_verdicts(s.try_loads(three_streams(), 4, LoadOptions{}));
+  EXPECT_EQ(s.starts(), 2);
+}
+
+TEST(ExternalSubject, TryLoadsWithTooFewResultsIsAProtocolError) {
+  ExternalSubject s(fake(R"(--caps '{"try_loads": true}' --wrong-count)"));
+  const SubjectError e = error_of([&] { s.try_loads(three_streams(), 4, LoadOptions{}); });
+  EXPECT_EQ(e.kind(), "testee-protocol");
+  EXPECT_NE(std::string(e.what()).find("try-loads answered 2 results for 3 streams"),
+            std::string::npos)
+      << e.what();
+}
+
 TEST(ExternalSubject, UnavailableAnswerSaysWhyAndSticks) {
   ExternalSubject s(fake("--unavailable"));
   const auto reason = s.unavailable_reason();
