@@ -3,7 +3,10 @@
 // memo guard that keeps CPython from sizing a memo of gigabytes, and the
 // stream without its frames that the ignores-frame-length control reads.
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
 
+#include <algorithm>
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
@@ -11,6 +14,7 @@
 
 #include "harness/gen/malformed.h"
 #include "reference/pickle/encoder.h"
+#include "harness/props/gate_props.h"
 #include "reference/pickle/opcodes.h"
 #include "reference/value/json.h"
 
@@ -120,6 +124,44 @@ TEST(GrammarMutations, TheirBytesAreWhatTheySay) {
 TEST(GrammarMutations, NoneFromAStreamThatIsNotAPickle) {
   EXPECT_TRUE(grammar_mutations("").empty());
   EXPECT_TRUE(grammar_mutations(std::string("\x80\x04\xff.", 4)).empty());
+}
+
+// What a gate cell of loads.rejects-malformed tries: its plan's cases (the
+// gate's case generator, 100 cases at RapidCheck's sizes, three seeds),
+// each encoded at its protocol, and the grammar's streams of each.
+TEST(GrammarMutations, AGateCellTriesDozensOfStreamsACaseAndMostKinds) {
+  CasePlan plan;
+  plan.python_safe = true;
+  plan.graph_shaped = true;
+  plan.out_of_band = false;
+  const rc::Gen<TestCase> cases = case_generator(plan);
+  for (std::uint64_t seed : {20261129ull, 20261205ull, 7ull}) {
+    rc::Random random(seed);
+    std::size_t total = 0, fewest = SIZE_MAX, most = 0, encoded = 0;
+    std::set<std::string> kinds;
+    for (int i = 0; i < 100; ++i) {
+      const TestCase c = cases(random.split(), i * 100 / 99).value();
+      std::string valid;
+      try {
+        valid = pickle::encode(c.value, {.protocol = c.protocol}).bytes;
+      } catch (const std::exception&) {
+        continue;  // the property discards it too
+      }
+      const std::vector<MalformedStream> streams = grammar_mutations(valid);
+      ++encoded;
+      total += streams.size();
+      fewest = std::min(fewest, streams.size());
+      most = std::max(most, streams.size());
+      for (const MalformedStream& m : streams) kinds.insert(m.mutation);
+    }
+    std::cout << "seed " << seed << ": " << encoded << " cases, streams a case " << fewest << " to "
+              << most << ", " << total / std::max<std::size_t>(encoded, 1) << " on average, "
+              << kinds.size() << " of " << grammar_mutation_kinds().size() << " kinds\n";
+    EXPECT_GE(encoded, 90u) << seed;
+    EXPECT_GE(fewest, 20u) << seed << ": every valid stream has a few instructions to break";
+    EXPECT_GE(total, 50 * encoded) << seed;
+    EXPECT_GE(kinds.size(), 13u) << seed;
+  }
 }
 
 TEST(StoresMemoBeyond, FindsEveryPutAboveTheBound) {
