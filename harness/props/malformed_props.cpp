@@ -123,10 +123,6 @@ std::string broken_rule(const LoadAttempt& oracle) {
 // Memo indexes above this are not put to CPython (gen::stores_memo_beyond).
 constexpr std::uint64_t kLargestMemoIndex = std::uint64_t{1} << 20;
 
-bool misbehaved(const std::string& kind) {
-  return kind == "testee-crash" || kind == "testee-timeout" || kind == "testee-protocol";
-}
-
 Applicability malformed_applies(Subject& subject, PropertyEnv& env) {
   Applicability a;
   std::string why;
@@ -192,7 +188,8 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
     const MalformedStream& bad = candidates[must_reject[k]];
     const LoadAttempt& o = oracle_says[must_reject[k]];
     const LoadAttempt& a = subject_says[k];
-    if (!a.loaded && !misbehaved(a.kind)) continue;  // rejected with an error: what is wanted
+    if (!a.loaded && !testee_misbehaved(a.kind))
+      continue;  // rejected with an error: what is wanted
     const std::string cpython = o.kind + ": " + o.message;
     const std::string what = bad.detail.empty() ? bad.name() : bad.detail;
     const std::string rule = broken_rule(o);

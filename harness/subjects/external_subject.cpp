@@ -1019,14 +1019,6 @@ Node* ExternalSubject::loads(const Message& message, Graph& graph, const LoadOpt
   }
 }
 
-namespace {
-
-bool misbehaved(const std::string& kind) {
-  return kind == "testee-crash" || kind == "testee-timeout" || kind == kProtocolError;
-}
-
-}  // namespace
-
 std::vector<LoadAttempt> ExternalSubject::try_loads_request(const std::vector<std::string>& streams,
                                                             const LoadOptions& options) {
   live();
@@ -1067,7 +1059,7 @@ std::vector<LoadAttempt> ExternalSubject::try_loads_request(const std::vector<st
       a.message = error["message"].get<std::string>().substr(0, 400);
       std::replace(a.message.begin(), a.message.end(), '\n', ' ');
       // Only the runner says that a testee misbehaved.
-      if (misbehaved(a.kind)) a.kind = "error";
+      if (testee_misbehaved(a.kind)) a.kind = "error";
     }
     out.push_back(std::move(a));
   }

@@ -170,6 +170,13 @@ class SubjectError : public Error {
 
 inline constexpr const char* kUnsupported = "unsupported";
 
+// The kinds the runner gives an external testee that crashed, hung or
+// answered something that is not a message: the testee's failure, never an
+// answer to the request.
+inline bool testee_misbehaved(std::string_view kind) {
+  return kind == "testee-crash" || kind == "testee-timeout" || kind == "testee-protocol";
+}
+
 // One case of callable.by-value (docs/conformance.md): a Python source that
 // binds `subject` to a function or class, the calls to make on it
 // ([[args, kwargs], ...]), and the protocol to dump it at.

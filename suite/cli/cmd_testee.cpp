@@ -94,8 +94,7 @@ std::string explain(const SubjectError& e) {
 }
 
 bool is_testee_failure(const SubjectError& e) {
-  return e.kind() == "testee-crash" || e.kind() == "testee-timeout" ||
-         e.kind() == "testee-protocol" || e.kind() == "unavailable";
+  return testee_misbehaved(e.kind()) || e.kind() == "unavailable";
 }
 
 class Checker {
