@@ -464,7 +464,14 @@ rc::Gen<CallableSource> functionSource() {
                                p.returns.empty() ? "" : " -> " + p.returns, indent(statements, 4));
     }
     module += at_module_level(definition, locals, made);
-    return CallableSource{std::move(module), *inputs(p)};
+    CallableSource out{std::move(module), *inputs(p)};
+    for (int i = 0; i < globals; ++i) out.changeable.push_back({fmt::format("G{}", i)});
+    int defaults = 0;
+    for (const Param& q : p.positional) defaults += q.default_value ? 1 : 0;
+    if (defaults > 0) {
+      out.changeable.push_back({"subject.__defaults__", Changeable::Form::Defaults, defaults});
+    }
+    return out;
   });
 }
 
@@ -616,7 +623,39 @@ rc::Gen<CallableSource> classSource() {
 
     const std::string definition = fmt::format("class subject({}):\n", base.name) + indent(body, 4);
     module += at_module_level(definition, locals, made);
-    return CallableSource{std::move(module), *inputs(p)};
+    CallableSource out{std::move(module), *inputs(p)};
+    out.is_class = true;
+    for (int i = 0; i < globals; ++i) out.changeable.push_back({fmt::format("G{}", i)});
+    for (int i = 0; i < attrs; ++i) out.changeable.push_back({fmt::format("subject.K{}", i)});
+    for (int i = 0; i < methods; ++i) {
+      out.changeable.push_back({fmt::format("subject.m{}", i), Changeable::Form::Method});
+    }
+    return out;
+  });
+}
+
+// The source of _change(): a new value for each drawn target.
+rc::Gen<std::string> change_function(std::vector<Changeable> targets) {
+  return rc::gen::exec([targets = std::move(targets)] {
+    std::string globals;
+    std::string body;
+    for (const Changeable& t : targets) {
+      if (!*rc::gen::arbitrary<bool>()) continue;  // shrinks towards changing nothing
+      std::string v;
+      switch (t.form) {
+        case Changeable::Form::Value: v = (*value(2, false)).literal; break;
+        case Changeable::Form::Method: v = "lambda self, x: " + literal(*small_int()); break;
+        case Changeable::Form::Defaults: {
+          Names items;
+          for (int i = 0; i < t.count; ++i) items.push_back((*value(1, false)).literal);
+          v = "(" + joined(items) + ",)";
+          break;
+        }
+      }
+      if (t.target.find('.') == std::string::npos) globals += "global " + t.target + "\n";
+      body += t.target + " = " + v + "\n";
+    }
+    return "def _change():\n" + indent(globals + (body.empty() ? "pass\n" : body), 4);
   });
 }
 
@@ -635,6 +674,30 @@ rc::Gen<GeneratedValue> callableValue() {
     v.graph = std::make_shared<Graph>();
     Graph& g = *v.graph;
     v.root = g.list({g.str(c.source), g.str(c.inputs.dump())});
+    g.root = v.root;
+    return v;
+  });
+}
+
+const std::vector<std::string>& life_situations() {
+  static const std::vector<std::string> all = {"changed-fresh", "changed-here", "loaded-twice",
+                                               "two-pickles", "older-definition"};
+  return all;
+}
+
+rc::Gen<GeneratedValue> classLifeValue() {
+  return rc::gen::exec([] {
+    const bool is_class = *rc::gen::arbitrary<bool>();
+    CallableSource c = is_class ? *classSource() : *functionSource();
+    // The last two are about an instance and its class.
+    const std::vector<std::string>& all = life_situations();
+    const std::string situation =
+        *pick(is_class ? all : std::vector<std::string>(all.begin(), all.begin() + 3));
+    const std::string source = c.source + *change_function(c.changeable);
+    GeneratedValue v;
+    v.graph = std::make_shared<Graph>();
+    Graph& g = *v.graph;
+    v.root = g.list({g.str(source), g.str(c.inputs.dump()), g.str(situation)});
     g.root = v.root;
     return v;
   });

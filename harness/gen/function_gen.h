@@ -48,18 +48,38 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "harness/gen/value.h"
 
 namespace serialcheck::gen {
 
+// What callable.class-life's _change() may assign after pickling: a
+// global, a class attribute, a method, a function's defaults.
+struct Changeable {
+  enum class Form { Value, Method, Defaults };
+  std::string target;  // "G0", "subject.K1", "subject.m0", "subject.__defaults__"
+  Form form = Form::Value;
+  int count = 0;  // Defaults: how many
+};
+
 struct CallableSource {
   std::string source;     // binds `subject`
   nlohmann::json inputs;  // [[args, kwargs], ...]
+  bool is_class = false;
+  std::vector<Changeable> changeable;
 };
 
 rc::Gen<CallableSource> callableSource();
 rc::Gen<GeneratedValue> callableValue();
+
+// callable.class-life (docs/conformance.md): the list [source, inputs,
+// situation], three strings. The source is a callableSource() and a
+// function _change() that assigns new values to some of its changeable
+// targets (none, when shrunk); the situation is one of life_situations(),
+// the last two only for a class.
+const std::vector<std::string>& life_situations();
+rc::Gen<GeneratedValue> classLifeValue();
 void showValue(const CallableSource& c, std::ostream& os);
 
 // What the embedded interpreter does for one case (installed by whoever

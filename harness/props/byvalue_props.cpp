@@ -9,12 +9,16 @@
 // (docs/testee-protocol.md, define-dumps and load-call).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "harness/props/prop_registry.h"
 
 namespace serialcheck::props {
 namespace {
+
+Applicability by_value_applies(Subject& subject, PropertyEnv&);
 
 std::string show_result(const nlohmann::json& r) {
   if (r.is_array() && r.size() == 2 && r[1].is_string()) {
@@ -25,7 +29,8 @@ std::string show_result(const nlohmann::json& r) {
 }
 
 // "Type: message", or the message alone when there is no type.
-std::string show_error(const ByValueOutcome& r) {
+template <typename Answer>
+std::string show_error(const Answer& r) {
   return r.kind.empty() || r.kind == "error" ? r.error : r.kind + ": " + r.error;
 }
 
@@ -102,6 +107,161 @@ Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
   return Outcome::pass();
 }
 
+// callable.class-life -------------------------------------------------------
+
+std::string life_story(const std::string& situation) {
+  if (situation == "changed-fresh") {
+    return "pickled, then changed by _change(), then loaded in a fresh process";
+  }
+  if (situation == "changed-here") {
+    return "pickled, then changed by _change(), then loaded in the process that pickled it";
+  }
+  if (situation == "loaded-twice") return "pickled once, then loaded twice in one fresh process";
+  if (situation == "two-pickles") {
+    return "the class and an instance of it pickled one after the other, then both loaded in one "
+           "fresh process";
+  }
+  return "the class pickled, changed by _change(), an instance of the changed class pickled, then "
+         "both loaded in one fresh process, the class first";
+}
+
+// The first call whose results differ, in words; `expect` and `observed`
+// are lists of results, or (loaded-twice) a list of two such lists.
+std::string result_difference(const nlohmann::json& expect, const nlohmann::json& observed,
+                              const nlohmann::json& inputs) {
+  if (!expect.is_array() || !observed.is_array() || expect.size() != observed.size()) {
+    return fmt::format("expected {}, got {}", expect.dump(), observed.dump());
+  }
+  const bool twice =
+      !expect.empty() && expect[0].is_array() && !expect[0].empty() && expect[0][0].is_array();
+  if (twice) {
+    for (std::size_t k = 0; k < expect.size(); ++k) {
+      if (expect[k] == observed[k]) continue;
+      return fmt::format("the {} load: {}", k == 0 ? "first" : "second",
+                         result_difference(expect[k], observed[k], inputs));
+    }
+  }
+  for (std::size_t i = 0; i < expect.size() && i < inputs.size(); ++i) {
+    if (expect[i] == observed[i]) continue;
+    return fmt::format("called with {}, it gives {} where {} was expected", inputs[i].dump(),
+                       show_result(observed[i]), show_result(expect[i]));
+  }
+  return fmt::format("expected {}, got {}", expect.dump(), observed.dump());
+}
+
+std::string life_message(const std::string& check, const std::string& situation,
+                         const nlohmann::json& expect, const nlohmann::json& observed,
+                         const nlohmann::json& inputs) {
+  if (check == "identity") {
+    return situation == "changed-here"
+               ? "loaded in the process that pickled it, the class is a new class, not the one "
+                 "it was pickled from (one definition per process, as when nothing is pickled)"
+               : "loaded twice in one process, one pickle of a class gives two different classes";
+  }
+  if (check == "instance-class") {
+    return "the instance loads as an instance of another class than the one its class's pickle "
+           "loads to";
+  }
+  if (check == "original") {
+    return "loading the pickle changed the original in the process that pickled it: " +
+           result_difference(expect, observed, inputs);
+  }
+  return "what was loaded differs from what the same code does when nothing is pickled: " +
+         result_difference(expect, observed, inputs);
+}
+
+Outcome class_life(Subject& subject, const TestCase& c, PropertyEnv& env) {
+  const Node* v = c.value;
+  if (v == nullptr || v->kind != Kind::List || v->items.size() != 3 ||
+      v->items[0]->kind != Kind::Str || v->items[1]->kind != Kind::Str ||
+      v->items[2]->kind != Kind::Str) {
+    return Outcome::discard(
+        "not a generated class-life case (the list [source, inputs, situation])");
+  }
+  ClassLifeCase request;
+  request.source = std::string(v->items[0]->payload());
+  request.inputs = nlohmann::json::parse(v->items[1]->payload(), nullptr, false);
+  request.situation = std::string(v->items[2]->payload());
+  request.protocol = c.protocol;
+  if (!request.inputs.is_array()) return Outcome::discard("the inputs are not a JSON array");
+  const Capabilities caps = subject.capabilities();
+  const bool own = caps.by_value;
+  const std::string& situation = request.situation;
+  ClassLifeOutcome answer;
+  try {
+    answer = subject.class_life(request);
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) return Outcome::unsupported(subject.name(), e.what());
+    throw;
+  }
+  std::string where = fmt::format("situation: {} ({})\nsource:\n{}inputs: {}", situation,
+                                  life_story(situation), request.source, request.inputs.dump());
+  if (!answer.detail.empty()) where += "\nstandard error:\n" + answer.detail;
+  const std::string& stage = answer.stage;
+  const std::string kind = answer.kind.empty() ? "error" : answer.kind;
+  if (stage == "no-instance") return Outcome::discard(answer.error);
+  if (stage == "define" && own) {
+    return Outcome::unsupported(
+        subject.name(),
+        "the testee's interpreter does not run the generated source: " + show_error(answer));
+  }
+  if (stage == "define") {
+    return Outcome::fail("byvalue:define@harness",
+                         "the generated source does not run: " + show_error(answer), where);
+  }
+  if (stage == "dumps") {
+    return Outcome::fail(fmt::format("exception:{}@dumps", kind),
+                         "the subject cannot pickle it: " + show_error(answer), where);
+  }
+  if (stage == "load") {
+    return Outcome::fail(fmt::format("classlife:load:{}@{}", kind, situation),
+                         "the pickle does not load: " + show_error(answer), where);
+  }
+  if (!stage.empty()) {
+    return Outcome::fail(fmt::format("classlife:{}@{}", stage, situation), show_error(answer),
+                         where);
+  }
+  // The first check that differs and whose fingerprint the known-failures
+  // file does not list for this cell; a case whose differences are all
+  // listed passes, their saved cases confirming them (PropertyEnv::listed),
+  // so that a subject's other kinds of defect show as new. A replayed case
+  // reports the failure it was saved with when it still fails that way.
+  std::optional<Outcome> first;
+  for (const char* check : {"identity", "instance-class", "original", "result"}) {
+    if (!answer.expect.contains(check)) continue;
+    if (!answer.observed.contains(check)) {
+      return Outcome::fail("byvalue:answer@harness",
+                           fmt::format("the answer has no observation for the check {}", check),
+                           where);
+    }
+    const nlohmann::json& want = answer.expect[check];
+    const nlohmann::json& got = answer.observed[check];
+    if (want == got) continue;
+    Outcome out = Outcome::fail(fmt::format("classlife:{}@{}", check, situation),
+                                life_message(check, situation, want, got, request.inputs), where);
+    if (!env.replaying.empty() && out.fingerprint == env.replaying) return out;
+    if (std::find(env.listed.begin(), env.listed.end(), out.fingerprint) != env.listed.end()) {
+      continue;
+    }
+    if (env.replaying.empty()) return out;
+    if (!first) first = std::move(out);
+  }
+  if (first) return *first;
+  return Outcome::pass();
+}
+
+Applicability class_life_applies(Subject& subject, PropertyEnv& env) {
+  Applicability a = by_value_applies(subject, env);
+  const Capabilities caps = subject.capabilities();
+  if (a.skip_reason.empty() && caps.by_value && !caps.class_life) {
+    a.skip_reason =
+        "the testee pickles by value but does not run class-life situations (no "
+        "\"class_life\" in its hello)";
+  }
+  a.plan.domain = CaseDomain::ClassLife;
+  return a;
+}
+
 Applicability by_value_applies(Subject& subject, PropertyEnv&) {
   const Capabilities caps = subject.capabilities();
   Applicability a;
@@ -134,6 +294,25 @@ void add_byvalue_properties(Registry& out) {
        control("drops-defaults",
                "pickles a function by value without its defaults and keyword-only defaults",
                "byvalue:result")});  // beside module.by-reference
+
+  GateProperty life;
+  life.id = "callable.class-life";
+  life.summary =
+      "a function or class pickled by value, changed, loaded twice or beside an instance, "
+      "behaves as the same code does when nothing is pickled";
+  life.applies = class_life_applies;
+  life.check = class_life;
+  add(out, 96, std::move(life),
+      {control("forgets-classes",
+               "forgets the classes it has loaded, so that each load of a class makes a new one",
+               "classlife:instance-class"),
+       control("writes-back-on-load",
+               "on a load in the pickling process, writes the class as it was pickled back over "
+               "the live class",
+               "classlife:original"),
+       control("drops-defaults",
+               "pickles a function by value without its defaults and keyword-only defaults",
+               "classlife:result")});
 }
 
 }  // namespace serialcheck::props

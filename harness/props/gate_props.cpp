@@ -56,6 +56,7 @@ rc::Gen<gen::GeneratedValue> domain_values(CaseDomain d) {
       return rc::gen::weightedOneOf<gen::GeneratedValue>(
           {{4, gen::packedArraysValue()}, {1, gen::tensorValue(tensors)}});
     case CaseDomain::Callable: return gen::callableValue();
+    case CaseDomain::ClassLife: return gen::classLifeValue();
     case CaseDomain::Stdlib: return gen::stdlibRecipeValue();
     case CaseDomain::Builtin: break;
   }
@@ -167,6 +168,7 @@ std::vector<std::string_view> domain_kinds(CaseDomain d) {
     case CaseDomain::Wire:
     case CaseDomain::Packed: return {"ndarray", "tensor"};
     case CaseDomain::Callable:
+    case CaseDomain::ClassLife:
     case CaseDomain::Stdlib: return {};
     case CaseDomain::Builtin: break;
   }

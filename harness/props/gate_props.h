@@ -53,6 +53,7 @@ enum class CaseDomain {
   Wire,           // nested arrays or a tensor (wire.distributed)
   Packed,         // nested arrays in and out of the compression window, or a tensor (wire.packed)
   Callable,       // Python source of a function or class (callable.by-value)
+  ClassLife,      // such a source, a _change() and a situation (callable.class-life)
   Stdlib,         // a stdlib recipe's name, as a str (cross.stdlib)
 };
 

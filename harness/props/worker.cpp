@@ -100,6 +100,10 @@ class TimedSubject : public Subject {
     phase::Scope timed(phase::Phase::Subject);
     return inner_.by_value(c);
   }
+  ClassLifeOutcome class_life(const ClassLifeCase& c) override {
+    phase::Scope timed(phase::Phase::Subject);
+    return inner_.class_life(c);
+  }
   std::string dumps_recipe(const std::string& recipe, int protocol) override {
     phase::Scope timed(phase::Phase::Subject);
     return inner_.dumps_recipe(recipe, protocol);

@@ -1271,6 +1271,104 @@ ByValueOutcome ExternalSubject::by_value(const ByValueCase& c) {
   return loaded;
 }
 
+// ---- callable.class-life -----------------------------------------------------------
+
+namespace {
+
+ClassLifeOutcome life_failed(const std::string& stage, const SubjectError& e) {
+  ClassLifeOutcome out;
+  out.stage = stage;
+  out.kind = e.kind();
+  out.error = message_of(e);
+  out.detail = e.detail();
+  return out;
+}
+
+// A stage a life-here or life-fresh error may name; anything else is `fallback`.
+std::string life_stage(const std::string& named, const char* fallback) {
+  for (const char* s : {"define", "dumps", "load", "no-instance"}) {
+    if (named == s) return named;
+  }
+  return fallback;
+}
+
+}  // namespace
+
+ClassLifeOutcome ExternalSubject::class_life(const ClassLifeCase& c) {
+  ClassLifeOutcome out;
+  std::vector<std::string> pickles;
+  try {
+    live();
+    require_by_value(*info_);
+    if (!info_->capabilities.class_life) {
+      throw SubjectError(kUnsupported,
+                         "the testee does not run class-life situations (its hello has no "
+                         "\"class_life\": true)");
+    }
+    const nlohmann::json document = {{"op", "life-here"},
+                                     {"source", c.source},
+                                     {"inputs", c.inputs},
+                                     {"situation", c.situation},
+                                     {"protocol", c.protocol}};
+    std::string stage;
+    Reply reply;
+    try {
+      reply = request("life-here", document.dump(), {}, config_.timeout_s, &stage);
+    } catch (const SubjectError& e) {
+      if (e.kind() == kUnsupported) throw;
+      return life_failed(life_stage(stage, "dumps"), e);
+    }
+    if (!reply.doc.contains("expect") || !reply.doc["expect"].is_object() ||
+        !reply.doc.contains("observed") || !reply.doc["observed"].is_object()) {
+      protocol_failure(reply, "no \"expect\" and \"observed\" objects");
+    }
+    if (reply.frames.empty()) protocol_failure(reply, "no frames (the pickles)");
+    for (std::size_t i = 0; i < reply.frames.size(); ++i) {
+      const Frame f = reply.frame(i, true);
+      pickles.emplace_back(reinterpret_cast<const char*>(f.data), f.size);
+    }
+    out.expect = reply.doc["expect"];
+    out.observed = reply.doc["observed"];
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) throw;
+    return life_failed("dumps", e);
+  }
+  if (c.situation == "changed-here") return out;  // no fresh half
+  std::unique_ptr<ExternalSubject> fresh = fresh_instance();
+  try {
+    fresh->live();
+    nlohmann::json lengths = nlohmann::json::array();
+    std::vector<std::string_view> frames;
+    for (const std::string& p : pickles) {
+      lengths.push_back(p.size());
+      frames.emplace_back(p);
+    }
+    const nlohmann::json document = {{"op", "life-fresh"},
+                                     {"inputs", c.inputs},
+                                     {"situation", c.situation},
+                                     {"frame_lengths", lengths}};
+    std::string stage;
+    Reply reply;
+    try {
+      reply = fresh->request("life-fresh", document.dump(), frames, config_.timeout_s, &stage);
+    } catch (const SubjectError& e) {
+      if (e.kind() == kUnsupported) throw;
+      fresh->shutdown();
+      return life_failed(life_stage(stage, "load"), e);
+    }
+    if (!reply.doc.contains("observed") || !reply.doc["observed"].is_object()) {
+      fresh->protocol_failure(reply, "no \"observed\" object");
+    }
+    out.observed.update(reply.doc["observed"]);
+  } catch (const SubjectError& e) {
+    if (e.kind() == kUnsupported) throw;
+    fresh->shutdown();
+    return life_failed("load", e);
+  }
+  fresh->shutdown();  // how it ends is not this case's concern
+  return out;
+}
+
 // ---- cross.stdlib ------------------------------------------------------------------
 
 namespace {
@@ -1411,9 +1509,13 @@ Capabilities capabilities_from_json(const nlohmann::json& j) {
   // testee's own interpreter; "by_value_pickler", which an earlier version
   // of the protocol read, is not used: the runner's Python is not the testee's.
   caps.by_value = capability_flag(j, "by_value", false);
+  caps.class_life = capability_flag(j, "class_life", false);
   caps.python2_choices = capability_flag(j, "python2_choices", false);
   if (caps.by_value && !(caps.can_dump && caps.can_load)) {
     bad_capability("by_value", "a testee that does not both dump and load cannot pickle by value");
+  }
+  if (caps.class_life && !caps.by_value) {
+    bad_capability("class_life", "class-life situations need \"by_value\" as well");
   }
   // cross.stdlib goes through dumps-recipe and loads-recipe.
   caps.stdlib_recipes = capability_flag(j, "stdlib_recipes", false);

@@ -115,6 +115,11 @@ class ExternalSubject : public Subject {
   // SubjectError "unsupported" when the testee does not claim by_value or
   // answers "unsupported"; every other failure is the outcome's stage.
   ByValueOutcome by_value(const ByValueCase& c) override;
+  // callable.class-life through the protocol, for a testee whose hello
+  // says "class_life": life-here on this instance, then (for every
+  // situation but changed-here) life-fresh with its pickles in a fresh
+  // instance. Throws SubjectError "unsupported" as by_value() does.
+  ClassLifeOutcome class_life(const ClassLifeCase& c) override;
   // The define-dumps request: on success `original` holds the testee's
   // results and *pickle the pickle. A failure is stage "define" (the source
   // did not run in the testee) or "dumps" (an error answer, or the testee

@@ -195,11 +195,15 @@ class Mutant : public ReferenceSubject {
     if (is("claims-protocol-4-reads-3")) c.read_max_protocol = 4;
     // Python modules with a broken by-value dumps() (harness/testees/python/):
     // serialcheck_by_reference registers the object's module and pickles it
-    // by reference; serialcheck_drops_defaults drops a function's defaults.
+    // by reference; serialcheck_drops_defaults drops a function's defaults;
+    // serialcheck_forgets_classes makes a new class at each load;
+    // serialcheck_writes_back writes a class as pickled back over the live one.
     // Stdlib values through the embedded interpreter's runner, where there is one.
     if (is("loads-first-of-kind")) c.stdlib_recipes = stdlib_runner() != nullptr;
     if (is("pickles-by-reference")) c.by_value_pickler = "serialcheck_by_reference";
     if (is("drops-defaults")) c.by_value_pickler = "serialcheck_drops_defaults";
+    if (is("forgets-classes")) c.by_value_pickler = "serialcheck_forgets_classes";
+    if (is("writes-back-on-load")) c.by_value_pickler = "serialcheck_writes_back";
     if (is("clobbers-sub-header") || is("distributed-drops-grad") || registry_) {
       c.families = {"dask", "pickle"};
       c.pickle_format = false;

@@ -54,6 +54,37 @@ ByValueOutcome Subject::by_value(const ByValueCase& c) {
   return out;
 }
 
+ClassLifeOutcome Subject::class_life(const ClassLifeCase& c) {
+  const std::string pickler = capabilities().by_value_pickler;
+  if (pickler.empty()) {
+    throw SubjectError(kUnsupported, "the subject does not pickle functions and classes by value");
+  }
+  ClassLifeOutcome out;
+  const gen::ByValueRunner* run = gen::by_value_runner();
+  if (run == nullptr) {
+    out.stage = "no-interpreter";
+    out.error = "no embedded Python interpreter to define the callable in";
+    return out;
+  }
+  const nlohmann::json answer = (*run)({{"pickler", pickler},
+                                        {"source", c.source},
+                                        {"inputs", c.inputs},
+                                        {"situation", c.situation},
+                                        {"protocol", c.protocol}});
+  out.stage = answer.value("stage", "");
+  if (answer.contains("expect")) out.expect = answer["expect"];
+  if (answer.contains("observed")) out.observed = answer["observed"];
+  if (!out.stage.empty()) {
+    const std::string error = answer.value("error", "");
+    if (out.stage == "process" || out.stage == "no-instance") {
+      out.error = error;
+    } else {
+      std::tie(out.kind, out.error) = split_error(error);
+    }
+  }
+  return out;
+}
+
 std::string Subject::dumps_recipe(const std::string&, int) {
   throw SubjectError(kUnsupported,
                      "the subject builds no stdlib values (no interpreter of its own)");

@@ -81,6 +81,9 @@ struct Capabilities {
   // by_value() does the work (an external testee whose hello says
   // "by_value"). callable.by-value runs where this or by_value_pickler is set.
   bool by_value = false;
+  // An external testee that also runs callable.class-life's situations
+  // (life-here and life-fresh; its hello says "class_life").
+  bool class_life = false;
   bool pickles_by_value() const { return by_value || !by_value_pickler.empty(); }
   // The subject builds stdlib values in an interpreter of its own and
   // answers dumps_recipe and loads_recipe (cross.stdlib): the embedded
@@ -201,6 +204,30 @@ struct ByValueOutcome {
   nlohmann::json loaded = nlohmann::json::array();    // the results after loading
 };
 
+// One case of callable.class-life (docs/conformance.md): a source that
+// binds `subject` and defines _change(), the calls, the situation (one of
+// gen::life_situations()) and the protocol to dump at.
+struct ClassLifeCase {
+  std::string source;
+  nlohmann::json inputs = nlohmann::json::array();
+  std::string situation;
+  int protocol = 5;
+};
+
+// What became of a ClassLifeCase: `expect` (what the same code does when
+// nothing is pickled) and `observed` (what the pickler gave), objects with
+// the same check names ("identity", "instance-class", "original",
+// "result"), or a stage where it stopped as ByValueOutcome says ("define",
+// "dumps", "load", "no-instance", "process"...).
+struct ClassLifeOutcome {
+  std::string stage;
+  std::string kind;
+  std::string error;
+  std::string detail;
+  nlohmann::json expect = nlohmann::json::object();
+  nlohmann::json observed = nlohmann::json::object();
+};
+
 // wire.packed (docs/conformance.md): a message as one byte string, in
 // distributed's serialize_bytes layout (reference/frames/wire.h).
 struct PackedBytes {
@@ -248,6 +275,10 @@ class Subject {
   // through its testee. Throws SubjectError "unsupported" when the subject
   // cannot take part.
   virtual ByValueOutcome by_value(const ByValueCase& c);
+  // callable.class-life: runs the case's situation, its pickling half where
+  // the subject's pickler lives and its other half (when it has one) in a
+  // fresh process; the same defaults and errors as by_value().
+  virtual ClassLifeOutcome class_life(const ClassLifeCase& c);
   // cross.stdlib: builds the recipe's value and pickles it at `protocol`;
   // loads a pickle and compares it with its own build. Both throw
   // SubjectError "unsupported" where the subject has no interpreter to

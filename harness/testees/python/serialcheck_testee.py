@@ -2087,6 +2087,18 @@ class DefineError(Exception):
         self.error = error
 
 
+class LifeStopped(Exception):
+    """A class-life half that stopped at a stage ("dumps", "load",
+    "no-instance"): answered with that "stage" and the error's type."""
+
+    def __init__(self, stop):
+        Exception.__init__(self, stop.error)
+        self.stage = stop.stage
+        kind, _, message = stop.error.partition(": ")
+        self.kind = kind if message and " " not in kind else "error"
+        self.message = message if self.kind != "error" else stop.error
+
+
 def _is_inputs(v):
     """[[args, kwargs], ...] as serialcheck_byvalue.results takes them."""
     return isinstance(v, list) and all(
@@ -2168,6 +2180,7 @@ class Testee(object):
         caps.update(interpreter_claims())
         if self.by_value:
             caps["by_value"] = True
+            caps["class_life"] = True
         if self.python2_choices:
             caps["python2_choices"] = True
         if self.unavailable is None:
@@ -2198,6 +2211,10 @@ class Testee(object):
                 return self.do_define_dumps(req)
             if op == "load-call":
                 return self.do_load_call(req, frames), ()
+            if op == "life-here":
+                return self.do_life_here(req)
+            if op == "life-fresh":
+                return self.do_life_fresh(req, frames), ()
             if op == "dumps-recipe":
                 return self.do_dumps_recipe(req)
             if op == "loads-recipe":
@@ -2208,6 +2225,8 @@ class Testee(object):
         except DefineError as e:
             return error_doc(type(e.error).__name__, str(e.error) or type(e.error).__name__,
                              stage="define"), ()
+        except LifeStopped as e:
+            return error_doc(e.kind, e.message, stage=e.stage), ()
         except (KeyboardInterrupt, GeneratorExit):
             raise
         except BaseException as e:
@@ -2472,6 +2491,52 @@ class Testee(object):
         subject = self.loads(BYTES(frames[0]))
         results = _neighbour(BYVALUE_MODULE).results(subject, inputs)
         return json.dumps({"ok": True, "results": results},
+                          separators=(",", ":")).encode("utf-8")
+
+
+    # -- callable.class-life ----------------------------------------------
+
+    def _life_input(self, req):
+        inputs = self._by_value_input(req)
+        byvalue = _neighbour(BYVALUE_MODULE)
+        situation = self._need(req, "situation", lambda v: v in byvalue.LIFE_SITUATIONS,
+                               "one of " + ", ".join(byvalue.LIFE_SITUATIONS))
+        return byvalue, inputs, situation
+
+    def do_life_here(self, req):
+        """The pickling half of a class-life situation: defines the source,
+        pickles, changes and perhaps loads here; answers "expect",
+        "observed" and the pickles as frames."""
+        byvalue, inputs, situation = self._life_input(req)
+        source = self._need(req, "source", lambda v: isinstance(v, TEXT), "a Python source")
+        protocol = self._need(req, "protocol", _is_int, "an integer 0-5")
+        if protocol not in self.write_protocols:
+            raise Unsupported("protocol %d is not one this testee writes" % protocol)
+        dumps = lambda obj: self.dumps(obj, protocol=protocol)
+        try:
+            here = byvalue.life_here(dumps, self.loads, source, situation, inputs, protocol)
+        except byvalue.LifeStop as e:
+            raise LifeStopped(e)
+        except Exception as e:
+            raise DefineError(e)
+        frames = [_byte_view(p) for p in here["pickles"]]
+        doc = {"ok": True, "expect": here["expect"], "observed": here["observed"],
+               "frame_lengths": [_nbytes(f) for f in frames]}
+        return json.dumps(doc, separators=(",", ":")).encode("utf-8"), frames
+
+    def do_life_fresh(self, req, frames):
+        """The fresh half: loads the pickles of a life-here and answers
+        "observed"."""
+        byvalue, inputs, situation = self._life_input(req)
+        want = 2 if situation in ("two-pickles", "older-definition") else 1
+        if len(frames) != want:
+            raise BadRequest("life-fresh for %s needs %d frames (the pickles), not %d"
+                             % (situation, want, len(frames)))
+        try:
+            there = byvalue.life_fresh(self.loads, situation, [BYTES(f) for f in frames], inputs)
+        except byvalue.LifeStop as e:
+            raise LifeStopped(e)
+        return json.dumps({"ok": True, "observed": there["observed"]},
                           separators=(",", ":")).encode("utf-8")
 
 

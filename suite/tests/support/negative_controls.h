@@ -120,6 +120,18 @@ class CloudpickleStandIn : public ReferenceSubject {
   }
 };
 
+// callable.class-life's honest twin: the reference with a by-value pickler
+// that is cloudpickle, except that a class loaded where it was pickled is
+// the live class, untouched (harness/testees/python/serialcheck_live_classes.py).
+class LiveClassesStandIn : public ReferenceSubject {
+ public:
+  Capabilities capabilities() const override {
+    Capabilities c = ReferenceSubject::capabilities();
+    c.by_value_pickler = "serialcheck_live_classes";
+    return c;
+  }
+};
+
 struct Env {
   ReferenceSubject reference;
   OracleStandIn cpython;

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/gen/function_gen.h"
 #include "harness/props/gate_props.h"
 #include "harness/subjects/external_subject.h"
 #include "suite/tests/support/env.h"
@@ -261,6 +262,74 @@ TEST(ByValueTesteeCheck, ByValueTesteeGetsDefineDumpsAndLoadCall) {
   out = testee_check("--preset pickle --without-kinds ndarray,tensor", &status);
   EXPECT_TRUE(contains(out, "skip define-dumps: the testee does not claim by_value")) << out;
   EXPECT_TRUE(contains(out, "skip load-call: the testee does not claim by_value")) << out;
+}
+
+// callable.class-life through the protocol: life-here in the testee,
+// life-fresh in a fresh instance. dill makes a new class at each load;
+// cloudpickle keeps one class per process but writes the pickled class
+// back over the live one; serialcheck_live_classes (cloudpickle, but the
+// live class untouched) passes.
+constexpr const char* kLifeClass = R"(G0 = 5
+class subject(object):
+    K0 = 3
+    def __init__(self, a):
+        self.x = a
+    def run(self, a):
+        return self.x + self.K0 + G0
+def _change():
+    subject.K0 = 11
+)";
+
+ClassLifeOutcome life(ExternalSubject& subject, const std::string& situation) {
+  return subject.class_life(
+      ClassLifeCase{kLifeClass, nlohmann::json::parse("[[[1],{}],[[2],{}]]"), situation, 5});
+}
+
+// The first check whose observation differs from the expectation, or "".
+std::string first_difference(const ClassLifeOutcome& o) {
+  for (const char* check : {"identity", "instance-class", "original", "result"}) {
+    if (o.expect.contains(check) && o.expect[check] != o.observed.value(check, nlohmann::json()))
+      return check;
+  }
+  return "";
+}
+
+TEST(ClassLifeTestee, TheSituationsRunThroughTheProtocol) {
+  ExternalSubject dill(testee("dill", "--preset dill --without-kinds ndarray,tensor"));
+  SKIP_UNLESS_AVAILABLE(dill);
+  EXPECT_TRUE(dill.capabilities().class_life);
+  ClassLifeOutcome o = life(dill, "loaded-twice");
+  ASSERT_EQ(o.stage, "") << o.error;
+  EXPECT_EQ(first_difference(o), "identity") << o.observed.dump();
+  o = life(dill, "changed-fresh");
+  ASSERT_EQ(o.stage, "") << o.error;
+  EXPECT_EQ(first_difference(o), "") << o.expect.dump() << " " << o.observed.dump();
+
+  ExternalSubject cloudpickle(
+      testee("cloudpickle", "--preset cloudpickle --without-kinds ndarray,tensor"));
+  SKIP_UNLESS_AVAILABLE(cloudpickle);
+  o = life(cloudpickle, "changed-here");
+  ASSERT_EQ(o.stage, "") << o.error;
+  EXPECT_EQ(first_difference(o), "original") << o.expect.dump() << " " << o.observed.dump();
+
+  ExternalSubject honest(testee(
+      "live-classes", "--dumps serialcheck_live_classes:dumps --loads pickle:loads --by-value"));
+  SKIP_UNLESS_AVAILABLE(honest);
+  for (const std::string& situation : gen::life_situations()) {
+    o = life(honest, situation);
+    ASSERT_EQ(o.stage, "") << situation << ": " << o.error;
+    EXPECT_EQ(first_difference(o), "") << situation << ": " << o.observed.dump();
+  }
+}
+
+TEST(ClassLifeTestee, AnUnknownSituationIsARequestTheTesteeRefuses) {
+  ExternalSubject subject(
+      testee("cloudpickle", "--preset cloudpickle --without-kinds ndarray,tensor"));
+  SKIP_UNLESS_AVAILABLE(subject);
+  const ClassLifeOutcome o = life(subject, "changed-sideways");
+  EXPECT_EQ(o.stage, "dumps");
+  EXPECT_EQ(o.kind, "testee-protocol") << o.error;  // the request was the harness's mistake
+  EXPECT_TRUE(contains(o.error, "changed-fresh")) << o.error;
 }
 
 }  // namespace
