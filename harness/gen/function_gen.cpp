@@ -510,7 +510,60 @@ rc::Gen<CallableSource> classSource() {
   return rc::gen::exec([] {
     // Shrinks towards a module-level class on object with __init__ and run.
     const bool made = *rc::gen::arbitrary<bool>();  // defined inside _make(), closing over its locals
-    const Base base = *pick(bases());
+    // A fixtures base (found by reference), or a base defined by the source
+    // itself and so pickled by value with the class: plain, with an
+    // __init_subclass__, or abstract (abc.ABC, with a class registered).
+    const int fixtures = static_cast<int>(bases().size());
+    const int which = *index(fixtures + 3);
+    const bool by_value_base = which >= fixtures;
+    const int variant = which - fixtures;  // of the by-value base
+    const bool abc_base = by_value_base && variant == 2;
+    Base base;
+    std::string imports;   // at the top of the module
+    std::string preamble;  // module-level definitions before the class
+    std::string shadow;    // the class's own B0, over the by-value base's
+    if (!by_value_base) {
+      base = bases()[static_cast<std::size_t>(which)];
+      if (which > 0) imports += "import serialcheck_fixtures\n";
+    } else {
+      const PyValue b0 = *value(1, false);
+      base = {"_Base",
+              0,
+              "super().__init__()",
+              {observe(b0.kind, "self.B0"), observe(b0.kind, "type(self).B0")},
+              true};
+      std::string body = fmt::format("B0 = {}\n", b0.literal);
+      if (variant == 1) {
+        body += fmt::format(
+            "def __init_subclass__(cls, **kwargs):\n    super().__init_subclass__(**kwargs)\n"
+            "    cls.tag = len(cls.__name__) + {}\n",
+            literal(*small_int()));
+        base.leaves.push_back("self.tag");
+      }
+      if (abc_base) {
+        imports += "import abc\n";
+        body += "@abc.abstractmethod\n";
+      }
+      body += fmt::format("def method(self):\n    return {}\n", observe(b0.kind, "self.B0"));
+      preamble +=
+          fmt::format("class _Base({}):\n", abc_base ? "abc.ABC" : "object") + indent(body, 4);
+      if (abc_base) {
+        preamble += "_Base.register(tuple)\n";
+        base.leaves.push_back("int(isinstance((), _Base))");
+      }
+      // The class's own B0: none, the base's value again (the same object
+      // for small ints, interned strs, None), or another value.
+      const int shadowing = *index(3);
+      if (shadowing == 1) shadow = fmt::format("B0 = {}\n", b0.literal);
+      if (shadowing == 2) shadow = fmt::format("B0 = {}\n", (*value(1, false)).literal);
+    }
+    // What people pickle by value beyond a plain class (each shrinks away).
+    const bool with_property = *rc::gen::arbitrary<bool>();
+    const bool slots = which == 0 && *rc::gen::arbitrary<bool>();
+    const bool metaclass = !abc_base && *rc::gen::arbitrary<bool>();
+    const bool generic = *rc::gen::arbitrary<bool>();
+    const int dataclass = which == 0 || (by_value_base && !abc_base) ? *index(3) : 0;  // frozen: 2
+    const bool self_closure = made && *rc::gen::arbitrary<bool>();
     const Params p = *params(false, true);
     const int attrs = *rc::gen::inRange(0, 3);
     const int globals = *rc::gen::inRange(0, 2);
@@ -521,17 +574,47 @@ rc::Gen<CallableSource> classSource() {
     const bool stored = *rc::gen::arbitrary<bool>();  // a generated value as an instance attribute
     const bool with_views = *rc::gen::arbitrary<bool>();
 
-    std::string module = base.name == "object" ? "" : "import serialcheck_fixtures\n";
     Scope outside;  // globals and _make's locals
-    module += bind_values("G", globals, true, outside);
-    const std::string locals = bind_values("c", cells, true, outside);
+    std::string module = bind_values("G", globals, true, outside);
+    std::string locals = bind_values("c", cells, true, outside);
+    Names extra_leaves;  // what the extras add for run to read
+    if (metaclass) {
+      preamble += fmt::format(
+          "class _Meta(type):\n    def describe(cls):\n        return len(cls.__name__) + {}\n",
+          literal(*small_int()));
+      extra_leaves.push_back("type(self).describe()");
+    }
+    if (generic) {
+      imports += "import typing\n";
+      preamble += "T = typing.TypeVar('T')\n";
+      extra_leaves.push_back("len(subject.__parameters__)");
+    }
+    if (self_closure) {
+      // A function the class's run calls, which reads the class: each
+      // closes over the other.
+      locals += "def helper():\n    return len(subject.__name__)\n";
+      extra_leaves.push_back("helper()");
+    }
+    if (dataclass > 0) imports += "import dataclasses\n";
+    // An instance attribute set in __init__ (a frozen dataclass's through
+    // object.__setattr__).
+    auto assign = [&](const std::string& name, const std::string& expr) {
+      return dataclass == 2 ? fmt::format("object.__setattr__(self, '{}', {})\n", name, expr)
+                            : fmt::format("self.{} = {}\n", name, expr);
+    };
     // Class attributes, read through the instance, its type and the class's
     // name (a global, or when made the cell of _make's local); the views
     // read them through self.
     Scope attr;        // read in __init__, run and m0..: self.K, type(self).K, subject.K
     Scope in_class;    // read in the classmethod: cls.K
     Scope in_static;   // read in the staticmethod: subject.K
-    std::string body;  // the class body
+    std::string body = shadow;  // the class body
+    if (slots) body += "__slots__ = ('x', 'v')\n";
+    if (dataclass > 0) {
+      body += fmt::format("F0: int = {}\n", literal(*small_int()));
+      extra_leaves.push_back("self.F0");
+      extra_leaves.push_back("len(repr(self))");
+    }
     for (int i = 0; i < attrs; ++i) {
       const PyValue v = *value(2, true);
       const std::string k = fmt::format("K{}", i);
@@ -560,12 +643,13 @@ rc::Gen<CallableSource> classSource() {
       init = call + init.substr(at);
     }
     const std::string sig = signature(p, {"self"});
-    std::string init_body = init + "\n" + fmt::format("self.x = {}\n", *expression(init_names, 2));
+    std::string init_body = init + "\n" + assign("x", *expression(init_names, 2));
     Names self_leaves = {"self.x"};
     self_leaves.insert(self_leaves.end(), base.leaves.begin(), base.leaves.end());
+    self_leaves.insert(self_leaves.end(), extra_leaves.begin(), extra_leaves.end());
     if (stored) {
       const PyValue v = *value(2, false);
-      init_body += fmt::format("self.v = {}\n", v.literal);
+      init_body += assign("v", v.literal);
       self_leaves.push_back(observe(v.kind, "self.v"));
     }
     body += fmt::format("def __init__({}):\n{}", sig, indent(init_body, 4));
@@ -597,6 +681,10 @@ rc::Gen<CallableSource> classSource() {
       extra += fmt::format("def method(self):\n    return super().method() + {}\n",
                            *expression(names, 1));
     }
+    if (with_property) {
+      Names names(method_names.begin() + 1, method_names.end());  // no x
+      extra += fmt::format("@property\ndef p(self):\n    return {}\n", *expression(names, 1));
+    }
 
     // run: an expression over everything, plus a call of each method.
     Names run_names = param_leaves(p);
@@ -614,6 +702,8 @@ rc::Gen<CallableSource> classSource() {
                          *pick(Names{"self", "type(self)", "subject"}), arg);
     }
     if (base.method) run += " + self.method()";
+    if (with_property) run += " + self.p";
+    for (const std::string& leaf : extra_leaves) run += " + " + leaf;  // each extra is read
     Names views;
     if (with_views) {
       views = outside.views;
@@ -621,8 +711,18 @@ rc::Gen<CallableSource> classSource() {
     }
     body += fmt::format("def run({}):\n    return {}\n", sig, result(run, views)) + extra;
 
-    const std::string definition = fmt::format("class subject({}):\n", base.name) + indent(body, 4);
-    module += at_module_level(definition, locals, made);
+    std::string heading = base.name;
+    // object before Generic has no consistent method resolution order.
+    if (generic)
+      heading = base.name == "object" ? "typing.Generic[T]" : heading + ", typing.Generic[T]";
+    if (metaclass) heading += ", metaclass=_Meta";
+    std::string definition = fmt::format("class subject({}):\n", heading) + indent(body, 4);
+    if (dataclass > 0) {
+      definition =
+          (dataclass == 2 ? "@dataclasses.dataclass(frozen=True)\n" : "@dataclasses.dataclass\n") +
+          definition;
+    }
+    module = imports + module + preamble + at_module_level(definition, locals, made);
     CallableSource out{std::move(module), *inputs(p)};
     out.is_class = true;
     for (int i = 0; i < globals; ++i) out.changeable.push_back({fmt::format("G{}", i)});
@@ -630,6 +730,7 @@ rc::Gen<CallableSource> classSource() {
     for (int i = 0; i < methods; ++i) {
       out.changeable.push_back({fmt::format("subject.m{}", i), Changeable::Form::Method});
     }
+    if (by_value_base) out.changeable.push_back({"_Base.B0"});
     return out;
   });
 }

@@ -14,15 +14,21 @@
 // writes it. They read module globals, may be recursive, and may hold a
 // nested function or lambda.
 //
-// Classes: on `object` or on a fixtures class found by reference (Plain,
-// Empty, GetState, Slots, Record, Outer.Inner, TagList, NewArgsEx), whose
-// __init__ the class's __init__ calls through super() and whose `method`
-// it overrides through super().method(); with class attributes read through
-// `self`, `type(self)`, the class's own name and, in a classmethod, `cls`;
+// Classes: on `object`, on a fixtures class found by reference (Plain,
+// Empty, GetState, Slots, Record, Outer.Inner, TagList, NewArgsEx), or on
+// a base `_Base` the source defines (plain, with __init_subclass__, or
+// abstract with a registered class), whose attribute B0 the class may set
+// again to the same value or another; the class's __init__ calls the
+// base's through super() and overrides its `method` through
+// super().method(); with class attributes read through `self`,
+// `type(self)`, the class's own name and, in a classmethod, `cls`;
 // __init__ with defaults, setting `x` and perhaps a generated value `v`;
 // a `run` that calls methods m0, m1... chained through self, a
-// staticmethod and a classmethod; at module level or defined inside
-// `_make`, its methods closing over _make's locals.
+// staticmethod and a classmethod; and each on its own: a property,
+// __slots__, a metaclass, typing.Generic over a TypeVar, @dataclass
+// (frozen or not), a helper function that closes over the class the
+// class's run calls; at module level or defined inside `_make`, its
+// methods closing over _make's locals.
 //
 // Values (globals, closed-over locals, defaults, class attributes) are
 // ints (big ones too), finite floats, str (non-ASCII, escaped or not),

@@ -12,7 +12,11 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 
+#include "harness/props/fingerprint.h"
+#include "harness/props/prop_helpers.h"
 #include "harness/props/prop_registry.h"
 
 namespace serialcheck::props {
@@ -34,7 +38,21 @@ std::string show_error(const Answer& r) {
   return r.kind.empty() || r.kind == "error" ? r.error : r.kind + ": " + r.error;
 }
 
-Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
+// A generated source that did not run. In a testee, whose interpreter may
+// be older than the harness's (PyPy 3.9 evaluates an annotation `int |
+// None` and raises), the case cannot run there; the harness's own Python
+// runs every source, so there it is the harness's defect.
+Outcome define_failed(Subject& subject, bool own, const std::string& error,
+                      const std::string& where) {
+  if (own) {
+    return Outcome::unsupported(
+        subject.name(), "the testee's interpreter does not run the generated source: " + error);
+  }
+  return Outcome::fail("byvalue:define@harness", "the generated source does not run: " + error,
+                       where);
+}
+
+Outcome by_value_outcome(Subject& subject, const TestCase& c) {
   const Node* v = c.value;
   if (v == nullptr || v->kind != Kind::List || v->items.size() != 2 ||
       v->items[0]->kind != Kind::Str || v->items[1]->kind != Kind::Str) {
@@ -63,19 +81,7 @@ Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
   std::string where = "source:\n" + request.source + "inputs: " + inputs.dump();
   if (!answer.detail.empty()) where += "\nstandard error:\n" + answer.detail;
   const std::string& stage = answer.stage;
-  if (stage == "define" && own) {
-    // The testee's interpreter may be older than the harness's (PyPy 3.9
-    // evaluates an annotation `int | None` and raises): it cannot run this
-    // case. The harness's own Python runs every source (byvalue:define@harness
-    // on the in-process subjects).
-    return Outcome::unsupported(
-        subject.name(),
-        "the testee's interpreter does not run the generated source: " + show_error(answer));
-  }
-  if (stage == "define") {
-    return Outcome::fail("byvalue:define@harness",
-                         "the generated source does not run: " + show_error(answer), where);
-  }
+  if (stage == "define") return define_failed(subject, own, show_error(answer), where);
   if (stage == "dumps") {
     return Outcome::fail(
         fmt::format("exception:{}@dumps", answer.kind.empty() ? "error" : answer.kind),
@@ -105,6 +111,23 @@ Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv&) {
         where);
   }
   return Outcome::pass();
+}
+
+// A failure whose fingerprint the known-failures file lists for this cell
+// passes the case outside a replay, its saved case confirming it
+// (PropertyEnv::listed), so that the cell goes on to the subject's other
+// kinds of defect.
+Outcome past_listed(Outcome o, const TestCase& c, const PropertyEnv& env) {
+  if (!o.failed() || !env.replaying.empty()) return o;
+  const std::string as_listed = refine_fingerprint(o, c);  // as check_case will refine it
+  if (std::find(env.listed.begin(), env.listed.end(), as_listed) != env.listed.end()) {
+    return Outcome::pass();
+  }
+  return o;
+}
+
+Outcome callable_by_value(Subject& subject, const TestCase& c, PropertyEnv& env) {
+  return past_listed(by_value_outcome(subject, c), c, env);
 }
 
 // callable.class-life -------------------------------------------------------
@@ -149,6 +172,25 @@ std::string result_difference(const nlohmann::json& expect, const nlohmann::json
   return fmt::format("expected {}, got {}", expect.dump(), observed.dump());
 }
 
+// The first fact (class_facts in serialcheck_byvalue.py) that differs:
+// its name and both values; `want` and `got` are objects, or (loaded-twice)
+// lists of two.
+std::tuple<std::string, std::string, std::string> first_fact_difference(const nlohmann::json& want,
+                                                                        const nlohmann::json& got) {
+  if (want.is_array() && got.is_array() && want.size() == got.size()) {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (want[i] != got[i]) return first_fact_difference(want[i], got[i]);
+    }
+  }
+  if (want.is_object() && got.is_object()) {
+    for (const auto& [key, value] : want.items()) {
+      const nlohmann::json other = got.value(key, nlohmann::json());
+      if (value != other) return {key, value.dump(), other.dump()};
+    }
+  }
+  return {"answer", want.dump(), got.dump()};
+}
+
 std::string life_message(const std::string& check, const std::string& situation,
                          const nlohmann::json& expect, const nlohmann::json& observed,
                          const nlohmann::json& inputs) {
@@ -161,6 +203,10 @@ std::string life_message(const std::string& check, const std::string& situation,
   if (check == "instance-class") {
     return "the instance loads as an instance of another class than the one its class's pickle "
            "loads to";
+  }
+  if (check == "class") {
+    return "the loaded class says other things of itself than the class it was pickled from: " +
+           result_difference(expect, observed, inputs);
   }
   if (check == "original") {
     return "loading the pickle changed the original in the process that pickled it: " +
@@ -200,35 +246,32 @@ Outcome class_life(Subject& subject, const TestCase& c, PropertyEnv& env) {
   const std::string& stage = answer.stage;
   const std::string kind = answer.kind.empty() ? "error" : answer.kind;
   if (stage == "no-instance") return Outcome::discard(answer.error);
-  if (stage == "define" && own) {
-    return Outcome::unsupported(
-        subject.name(),
-        "the testee's interpreter does not run the generated source: " + show_error(answer));
-  }
-  if (stage == "define") {
-    return Outcome::fail("byvalue:define@harness",
-                         "the generated source does not run: " + show_error(answer), where);
-  }
+  if (stage == "define") return define_failed(subject, own, show_error(answer), where);
   if (stage == "dumps") {
-    return Outcome::fail(fmt::format("exception:{}@dumps", kind),
-                         "the subject cannot pickle it: " + show_error(answer), where);
+    return past_listed(Outcome::fail(fmt::format("exception:{}@dumps", kind),
+                                     "the subject cannot pickle it: " + show_error(answer), where),
+                       c, env);
   }
   if (stage == "load") {
-    return Outcome::fail(fmt::format("classlife:load:{}@{}", kind, situation),
-                         "the pickle does not load: " + show_error(answer), where);
+    return past_listed(Outcome::fail(fmt::format("classlife:load:{}@{}", kind, situation),
+                                     "the pickle does not load: " + show_error(answer), where),
+                       c, env);
   }
   if (!stage.empty()) {
-    return Outcome::fail(fmt::format("classlife:{}@{}", stage, situation), show_error(answer),
-                         where);
+    return past_listed(
+        Outcome::fail(fmt::format("classlife:{}@{}", stage, situation), show_error(answer), where),
+        c, env);
   }
   // The first check that differs and whose fingerprint the known-failures
   // file does not list for this cell; a case whose differences are all
   // listed passes, their saved cases confirming them (PropertyEnv::listed),
   // so that a subject's other kinds of defect show as new. A replayed case
   // reports the failure it was saved with when it still fails that way.
-  std::optional<Outcome> first;
-  for (const char* check : {"identity", "instance-class", "original", "result"}) {
+  UnlistedFailure pick(env);
+  bool differed = false;  // an earlier check: the results then differ because of it
+  for (const char* check : {"identity", "instance-class", "original", "class", "result"}) {
     if (!answer.expect.contains(check)) continue;
+    if (differed && std::string_view(check) == "result") continue;
     if (!answer.observed.contains(check)) {
       return Outcome::fail("byvalue:answer@harness",
                            fmt::format("the answer has no observation for the check {}", check),
@@ -237,16 +280,26 @@ Outcome class_life(Subject& subject, const TestCase& c, PropertyEnv& env) {
     const nlohmann::json& want = answer.expect[check];
     const nlohmann::json& got = answer.observed[check];
     if (want == got) continue;
-    Outcome out = Outcome::fail(fmt::format("classlife:{}@{}", check, situation),
-                                life_message(check, situation, want, got, request.inputs), where);
-    if (!env.replaying.empty() && out.fingerprint == env.replaying) return out;
-    if (std::find(env.listed.begin(), env.listed.end(), out.fingerprint) != env.listed.end()) {
-      continue;
+    differed = true;
+    std::string what = check;
+    std::string message = life_message(check, situation, want, got, request.inputs);
+    if (what == "class") {
+      // Which of the class's facts differs: classlife:class:__qualname__@...
+      const auto [key, expected, loaded] = first_fact_difference(want, got);
+      what += ":" + key;
+      message =
+          fmt::format("the loaded class's {} is {} where the class it was pickled from has {}", key,
+                      loaded, expected);
     }
-    if (env.replaying.empty()) return out;
-    if (!first) first = std::move(out);
+    // A class's facts are the pickle's whatever the situation: one
+    // fingerprint for all of them.
+    const std::string fingerprint = what.rfind("class:", 0) == 0
+                                        ? "classlife:" + what
+                                        : fmt::format("classlife:{}@{}", what, situation);
+    Outcome out = Outcome::fail(fingerprint, message, where);
+    if (pick.take(out)) return out;
   }
-  if (first) return *first;
+  if (std::optional<Outcome> first = pick.first()) return *first;
   return Outcome::pass();
 }
 

@@ -183,7 +183,7 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
   // list for this cell; a case whose failures are all listed passes, and
   // their saved cases confirm them (PropertyEnv::listed). A replayed case
   // reports the failure it was saved with when it still fails that way.
-  std::optional<Outcome> first;
+  UnlistedFailure pick(env);
   for (std::size_t k = 0; k < must_reject.size(); ++k) {
     const MalformedStream& bad = candidates[must_reject[k]];
     const LoadAttempt& o = oracle_says[must_reject[k]];
@@ -205,14 +205,9 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
           fmt::format("on a stream CPython rejects ({}; {}): {}", cpython, what, out.message);
     }
     out.failing_message = message_to_json(plain_pickle_message(bad.bytes, c.protocol));
-    if (!env.replaying.empty() && out.fingerprint == env.replaying) return out;
-    if (std::find(env.listed.begin(), env.listed.end(), out.fingerprint) != env.listed.end()) {
-      continue;
-    }
-    if (env.replaying.empty()) return out;
-    if (!first) first = std::move(out);
+    if (pick.take(out)) return out;
   }
-  if (first) return *first;
+  if (std::optional<Outcome> first = pick.first()) return *first;
   if (tried == 0) return Outcome::discard("CPython accepted every mutation of this stream");
   return Outcome::pass();
 }

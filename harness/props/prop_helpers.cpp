@@ -267,4 +267,14 @@ bool through_python(const Subject& subject) {
   return subject.capabilities().python_values;
 }
 
+bool UnlistedFailure::take(Outcome& o) {
+  if (!env_.replaying.empty() && o.fingerprint == env_.replaying) return true;
+  if (std::find(env_.listed.begin(), env_.listed.end(), o.fingerprint) != env_.listed.end()) {
+    return false;
+  }
+  if (env_.replaying.empty()) return true;
+  if (!first_) first_ = std::move(o);
+  return false;
+}
+
 }  // namespace serialcheck::props

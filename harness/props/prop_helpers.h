@@ -104,6 +104,23 @@ bool takes_kind(const Capabilities& caps, std::string_view kind);
 std::string inexpressible_kind(const Capabilities& caps, const Node* value);
 
 // A failed outcome for values that differ: "mismatch:<category>[@stage]".
+// Of the failures one case shows, the one to report, for a property that
+// looks past the failures the known-failures file lists for the cell
+// (PropertyEnv::listed): offer each failure in turn to take(); when it
+// answers true, report that one. A listed failure is passed over; in a
+// replay (PropertyEnv::replaying), the failure the case was saved with is
+// reported when it shows, else the first that showed (first()).
+class UnlistedFailure {
+ public:
+  explicit UnlistedFailure(const PropertyEnv& env) : env_(env) {}
+  bool take(Outcome& o);
+  std::optional<Outcome> first() { return std::move(first_); }
+
+ private:
+  const PropertyEnv& env_;
+  std::optional<Outcome> first_;
+};
+
 Outcome mismatch_outcome(const Difference& d, std::string_view stage, const Node* expected,
                          const Node* actual, std::string_view expected_name,
                          std::string_view actual_name);

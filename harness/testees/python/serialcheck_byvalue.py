@@ -47,10 +47,22 @@ def define(source):
     return define_module(source).subject
 
 
+def _state(obj):
+    """The instance's attributes: its __dict__, or with __slots__ and no
+    __dict__ the slots that are set."""
+    if hasattr(obj, "__dict__"):
+        return sorted(vars(obj).items())
+    names = []
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return sorted((n, getattr(obj, n)) for n in set(names) if hasattr(obj, n))
+
+
 def _call(subject, args, kwargs):
     if isinstance(subject, type):
         obj = subject(*args, **kwargs)
-        return (sorted(vars(obj).items()), obj.run(*args, **kwargs))
+        return (_state(obj), obj.run(*args, **kwargs))
     return subject(*args, **kwargs)
 
 
@@ -157,6 +169,16 @@ def _instance_results(obj, inputs):
     return _outcomes(lambda args, kwargs: obj.run(*args, **kwargs), inputs)
 
 
+def class_facts(cls):
+    """What a class says of itself beside its behaviour: its names, module
+    and docstring, and the names in its own namespace."""
+    return {"__name__": cls.__name__,
+            "__qualname__": getattr(cls, "__qualname__", None),
+            "__module__": repr(cls.__module__),
+            "__doc__": repr(cls.__doc__),
+            "namespace": sorted(vars(cls))}
+
+
 def _copied_results(obj, inputs):
     """What an instance gives after the round trip its own reduce makes
     when nothing is pickled by value: a deep copy (a fixtures base whose
@@ -200,13 +222,17 @@ def life_here(dumps, loads, source, situation, inputs, protocol):
     if situation in ("changed-fresh", "changed-here", "loaded-twice"):
         before = results(subject, inputs)
         pickles.append(_staged("dumps", dumps, subject))
+        facts = class_facts(subject) if is_class else None
         if situation == "loaded-twice":
             expect["result"] = [before, before]
             if is_class:
                 expect["identity"] = True
+                expect["class"] = [facts, facts]
         elif situation == "changed-fresh":
             module._change()
             expect["result"] = before
+            if is_class:
+                expect["class"] = facts
         else:
             module._change()
             after = results(subject, inputs)
@@ -223,6 +249,7 @@ def life_here(dumps, loads, source, situation, inputs, protocol):
         obj = _first_instance(subject, inputs, protocol)
         expect["result"] = _copied_results(obj, inputs)
         expect["instance-class"] = True
+        expect["class"] = class_facts(subject)
         pickles.append(_staged("dumps", dumps, subject))
         pickles.append(_staged("dumps", dumps, obj))
     else:  # older-definition
@@ -230,6 +257,7 @@ def life_here(dumps, loads, source, situation, inputs, protocol):
         module._change()
         obj = _first_instance(subject, inputs, protocol)
         expect["result"] = _copied_results(obj, inputs)
+        expect["class"] = class_facts(subject)
         pickles.append(_staged("dumps", dumps, obj))
     return {"expect": expect, "observed": observed, "pickles": pickles}
 
@@ -245,19 +273,24 @@ def life_fresh(loads, situation, pickles, inputs):
         first = _staged("load", loads, pickles[0])
         if situation == "changed-fresh":
             observed["result"] = results(first, inputs)
+            if isinstance(first, type):
+                observed["class"] = class_facts(first)
         else:
             second = _staged("load", loads, pickles[0])
             if isinstance(first, type):
                 observed["identity"] = first is second
+                observed["class"] = [class_facts(first), class_facts(second)]
             observed["result"] = [results(first, inputs), results(second, inputs)]
     elif situation == "two-pickles":
         cls = _staged("load", loads, pickles[0])
         obj = _staged("load", loads, pickles[1])
         observed["instance-class"] = type(obj) is cls
+        observed["class"] = class_facts(type(obj))
         observed["result"] = _instance_results(obj, inputs)
     elif situation == "older-definition":
         _staged("load", loads, pickles[0])
         obj = _staged("load", loads, pickles[1])
+        observed["class"] = class_facts(type(obj))
         observed["result"] = _instance_results(obj, inputs)
     else:
         raise ValueError("situation %s has no fresh half" % situation)

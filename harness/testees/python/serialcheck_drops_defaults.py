@@ -2,14 +2,13 @@
 
 cloudpickle, except that a function loses its defaults and keyword-only
 defaults on the way: a call that relies on one raises TypeError where the
-original returned a value. A class goes through serialcheck_live_classes
-(cloudpickle, except that it loads as the live class where it was pickled),
-so that callable.class-life sees this one defect and not cloudpickle's.
+original returned a value. Everything goes through serialcheck_live_classes
+(cloudpickle with its defects about classes put right), so that the
+properties see this one defect and not cloudpickle's.
 """
 
 import types
 
-import cloudpickle
 
 import serialcheck_live_classes
 
@@ -22,9 +21,7 @@ def dumps(obj, protocol=None):
         copy.__module__ = obj.__module__
         copy.__annotations__ = obj.__annotations__
         obj = copy
-    elif isinstance(obj, type):
-        return serialcheck_live_classes.dumps(obj, protocol=protocol)
-    return cloudpickle.dumps(obj, protocol=protocol)
+    return serialcheck_live_classes.dumps(obj, protocol=protocol)
 
 
-loads = cloudpickle.loads
+loads = serialcheck_live_classes.loads

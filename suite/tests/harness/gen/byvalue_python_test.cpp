@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
 #include <map>
@@ -23,6 +24,7 @@
 #include "harness/subjects/reference_subject.h"
 #include "suite/tests/support/callable_sources.h"
 #include "suite/tests/support/env.h"
+#include "suite/tests/support/listed.h"
 
 namespace serialcheck {
 namespace {
@@ -49,8 +51,9 @@ class WithPickler : public ReferenceSubject {
 // Runs `cases` cases of the property's own plan; the first failure, or
 // nullopt. A failure whose source contains `tolerated` is counted in
 // `*skipped` and the run goes on.
-std::optional<Outcome> run(Subject& subject, int cases, int* ran = nullptr,
-                           const char* tolerated = nullptr, int* skipped = nullptr) {
+// Each case of `cases` cases of the property's own plan, to `each`, until
+// it answers false.
+void for_each_case(Subject& subject, int cases, const std::function<bool(Outcome&)>& each) {
   python::install_by_value_runner();
   const GateProperty* property = find_property("callable.by-value");
   EXPECT_NE(property, nullptr);
@@ -63,14 +66,34 @@ std::optional<Outcome> run(Subject& subject, int cases, int* ran = nullptr,
     TestCase c = gen(random.split(), i % 101).value();
     Outcome o = check_case(*property, subject, c, env);
     EXPECT_NE(o.status, Outcome::Status::Discard) << o.message;
+    if (!each(o)) return;
+  }
+}
+
+std::optional<Outcome> run(Subject& subject, int cases, int* ran = nullptr,
+                           const char* tolerated = nullptr, int* skipped = nullptr) {
+  std::optional<Outcome> failure;
+  for_each_case(subject, cases, [&](Outcome& o) {
     if (ran != nullptr) ++*ran;
     if (o.failed() && tolerated != nullptr && contains(o.explanation, tolerated)) {
       if (skipped != nullptr) ++*skipped;
-      continue;
+      return true;
     }
-    if (o.failed()) return o;
-  }
-  return std::nullopt;
+    if (o.failed()) failure = std::move(o);
+    return !failure;
+  });
+  return failure;
+}
+
+// Every failure of `cases` cases of the property's own plan.
+std::vector<Outcome> run_all(Subject& subject, int cases, int* ran) {
+  std::vector<Outcome> failures;
+  for_each_case(subject, cases, [&](Outcome& o) {
+    ++*ran;
+    if (o.failed()) failures.push_back(std::move(o));
+    return true;
+  });
+  return failures;
 }
 
 // One case of the property on a source written here.
@@ -233,20 +256,37 @@ TEST(ByValue, DillKeepsASharedCell) {
   EXPECT_FALSE(o.failed()) << o.fingerprint << ": " << o.message;
 }
 
-TEST(ByValue, CloudpicklePasses) {
+// cloudpickle 2.2 fails only in the ways known-failures.txt lists for the
+// cloudpickle subject (a shared cell split, dataclasses below protocol 2).
+TEST(ByValue, CloudpickleFailsOnlyAsListed) {
   WithPickler cloudpickle("cloudpickle");
-  int ran = 0, shared_cell = 0;
-  auto failure = run(cloudpickle, 60, &ran, "def bump(d):", &shared_cell);
-  EXPECT_FALSE(failure.has_value()) << failure->fingerprint << ": " << failure->message << "\n"
-                                    << failure->explanation;
+  int ran = 0;
+  const std::vector<Outcome> failures = run_all(cloudpickle, 60, &ran);
+  for (const Outcome& o : failures) {
+    EXPECT_TRUE(test_support::listed_failure("cloudpickle", "callable.by-value", o.fingerprint))
+        << o.fingerprint << ": " << o.message << "\n"
+        << o.explanation;
+  }
   EXPECT_EQ(ran, 60);
+  EXPECT_LT(failures.size(), 20u);
 }
 
-TEST(ByValue, DillPasses) {
+// dill 0.3.6 fails only in the three ways known-failures.txt lists for the
+// dill testee: an abstract base class (_abc_data), a TypeVar, a dataclass
+// below protocol 2.
+TEST(ByValue, DillFailsOnlyAsListed) {
   WithPickler dill("dill");
-  auto failure = run(dill, 40);
-  EXPECT_FALSE(failure.has_value()) << failure->fingerprint << ": " << failure->message << "\n"
-                                    << failure->explanation;
+  int ran = 0;
+  const std::vector<Outcome> failures = run_all(dill, 40, &ran);
+  for (const Outcome& o : failures) {
+    EXPECT_EQ(o.fingerprint.rfind("exception:", 0), 0u) << o.fingerprint << ": " << o.message;
+    EXPECT_TRUE(contains(o.message, "_abc_data") || contains(o.message, "Can't pickle ~T") ||
+                contains(o.message, "__slots__ without defining __getstate__"))
+        << o.fingerprint << ": " << o.message << "\n"
+        << o.explanation;
+  }
+  EXPECT_EQ(ran, 40);
+  EXPECT_LT(failures.size(), 20u);
 }
 
 TEST(ByValue, PicklingByReferenceFailsInTheFreshProcess) {

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/gen/function_gen.h"
 #include "harness/props/gate_props.h"
@@ -60,18 +61,19 @@ Outcome check(Subject& subject, const std::string& source, const std::string& si
   return check_case(*property, subject, c, env);
 }
 
+void expect_passes(Subject& subject, const std::string& source,
+                   const std::vector<std::string>& situations) {
+  for (const std::string& situation : situations) {
+    const Outcome o = check(subject, source, situation);
+    EXPECT_EQ(o.status, Outcome::Status::Pass)
+        << situation << ": " << o.fingerprint << ": " << o.message;
+  }
+}
+
 TEST(ClassLife, EverySituationPassesOnAnHonestPickler) {
   test_support::LiveClassesStandIn honest;
-  for (const std::string& situation : gen::life_situations()) {
-    const Outcome o = check(honest, kClass, situation);
-    EXPECT_EQ(o.status, Outcome::Status::Pass)
-        << situation << ": " << o.fingerprint << ": " << o.message;
-  }
-  for (const std::string situation : {"changed-fresh", "changed-here", "loaded-twice"}) {
-    const Outcome o = check(honest, kFunction, situation);
-    EXPECT_EQ(o.status, Outcome::Status::Pass)
-        << situation << ": " << o.fingerprint << ": " << o.message;
-  }
+  expect_passes(honest, kClass, gen::life_situations());
+  expect_passes(honest, kFunction, {"changed-fresh", "changed-here", "loaded-twice"});
 }
 
 TEST(ClassLife, ForgettingLoadedClassesBreaksIdentityAndInstances) {
@@ -113,6 +115,44 @@ TEST(ClassLife, CloudpickleWritesTheClassBackWhereItWasPickled) {
   for (const std::string situation : {"changed-fresh", "loaded-twice", "two-pickles"}) {
     EXPECT_EQ(check(cloudpickle, kClass, situation).status, Outcome::Status::Pass) << situation;
   }
+}
+
+// The class's facts: cloudpickle 2.2 drops a made class's __qualname__,
+// and a class's __module__ when it is the same str as its base's; the
+// honest pickler keeps both.
+constexpr const char* kMadeClass = R"(def _make():
+    class subject(object):
+        def __init__(self, a):
+            self.x = a
+        def run(self, a):
+            return self.x
+    return subject
+subject = _make()
+def _change():
+    pass
+)";
+
+constexpr const char* kOnABase = R"(class _Base(object):
+    B0 = 0
+class subject(_Base):
+    def __init__(self, a):
+        self.x = a
+    def run(self, a):
+        return self.x + self.B0
+def _change():
+    pass
+)";
+
+TEST(ClassLife, TheLoadedClassSaysWhatTheClassSaid) {
+  test_support::CloudpickleStandIn cloudpickle;
+  Outcome o = check(cloudpickle, kMadeClass, "changed-fresh");
+  EXPECT_EQ(o.fingerprint, "classlife:class:__qualname__") << o.message;
+  EXPECT_NE(o.message.find("\"_make.<locals>.subject\""), std::string::npos) << o.message;
+  o = check(cloudpickle, kOnABase, "loaded-twice");
+  EXPECT_EQ(o.fingerprint, "classlife:class:__module__") << o.message;
+  test_support::LiveClassesStandIn honest;
+  expect_passes(honest, kMadeClass, gen::life_situations());
+  expect_passes(honest, kOnABase, gen::life_situations());
 }
 
 TEST(ClassLife, AClassOnlySituationOnAFunctionIsTheHarnesssDefect) {
