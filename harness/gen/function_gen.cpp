@@ -735,6 +735,50 @@ rc::Gen<CallableSource> classSource() {
   });
 }
 
+// An enum defined at run time: Enum, IntEnum, Flag or IntFlag, with one to
+// three members, a `run` method and perhaps a classmethod; at module level
+// or made by _make(). Calling it looks a member up by value (a value that
+// is none raises ValueError), and run reads the member's value.
+rc::Gen<CallableSource> enumSource() {
+  return rc::gen::exec([] {
+    const bool made = *rc::gen::arbitrary<bool>();
+    const int flavour = *index(4);
+    const bool flag = flavour >= 2;
+    const int members = *rc::gen::inRange(1, 4);
+    const int globals = *rc::gen::inRange(0, 2);
+    const bool class_method = *rc::gen::arbitrary<bool>();
+    Scope outside;
+    std::string module = "import enum\n" + bind_values("G", globals, false, outside);
+    std::string body;
+    for (int i = 0; i < members; ++i) {
+      body += fmt::format("{} = {}\n", static_cast<char>('A' + i), flag ? (1 << i) : i);
+    }
+    Params p;
+    p.positional.push_back(Param{"a", std::nullopt, ""});
+    Names names = {"a", "self.value"};
+    names.insert(names.end(), outside.leaves.begin(), outside.leaves.end());
+    std::string run = *expression(names, 2);
+    if (class_method) {
+      body += "@classmethod\ndef c(cls, x):\n    return len(cls) + x\n";
+      run += " + type(self).c(a)";
+    }
+    body += fmt::format("def run(self, a):\n    return {}\n", run);
+    static const char* const kinds[] = {"Enum", "IntEnum", "Flag", "IntFlag"};
+    const std::string definition =
+        fmt::format("class subject(enum.{}):\n", kinds[flavour]) + indent(body, 4);
+    module += at_module_level(definition, "", made);
+    CallableSource out{std::move(module), *inputs(p)};
+    out.is_class = true;
+    for (int i = 0; i < globals; ++i) out.changeable.push_back({fmt::format("G{}", i)});
+    return out;
+  });
+}
+
+// A class: mostly the general grammar, sometimes an enum.
+rc::Gen<CallableSource> anyClassSource() {
+  return rc::gen::weightedOneOf<CallableSource>({{5, classSource()}, {1, enumSource()}});
+}
+
 // The source of _change(): a new value for each drawn target.
 rc::Gen<std::string> change_function(std::vector<Changeable> targets) {
   return rc::gen::exec([targets = std::move(targets)] {
@@ -767,7 +811,9 @@ std::unique_ptr<ByValueRunner>& runner_slot() {
 
 }  // namespace
 
-rc::Gen<CallableSource> callableSource() { return rc::gen::oneOf(functionSource(), classSource()); }
+rc::Gen<CallableSource> callableSource() {
+  return rc::gen::oneOf(functionSource(), anyClassSource());
+}
 
 rc::Gen<GeneratedValue> callableValue() {
   return rc::gen::map(callableSource(), [](const CallableSource& c) {
@@ -789,7 +835,7 @@ const std::vector<std::string>& life_situations() {
 rc::Gen<GeneratedValue> classLifeValue() {
   return rc::gen::exec([] {
     const bool is_class = *rc::gen::arbitrary<bool>();
-    CallableSource c = is_class ? *classSource() : *functionSource();
+    CallableSource c = is_class ? *anyClassSource() : *functionSource();
     // The last two are about an instance and its class.
     const std::vector<std::string>& all = life_situations();
     const std::string situation =

@@ -28,7 +28,8 @@
 // __slots__, a metaclass, typing.Generic over a TypeVar, @dataclass
 // (frozen or not), a helper function that closes over the class the
 // class's run calls; at module level or defined inside `_make`, its
-// methods closing over _make's locals.
+// methods closing over _make's locals. One class in six is an enum
+// instead (Enum, IntEnum, Flag, IntFlag), its members looked up by value.
 //
 // Values (globals, closed-over locals, defaults, class attributes) are
 // ints (big ones too), finite floats, str (non-ASCII, escaped or not),

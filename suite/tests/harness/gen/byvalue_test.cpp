@@ -97,6 +97,8 @@ const std::vector<Shape>& shapes() {
       {"dataclass", {"@dataclasses.dataclass\n"}},
       {"frozen dataclass", {"@dataclasses.dataclass(frozen=True)"}},
       {"class and function closing over each other", {"def helper():"}},
+      {"enum", {"(enum.Enum):", "(enum.IntEnum):"}},
+      {"flag", {"(enum.Flag):", "(enum.IntFlag):"}},
   };
   return k;
 }
@@ -128,7 +130,7 @@ TEST(ByValue, SourcesCoverTheGrammar) {
     }
   }
   for (const auto& [shape, n] : seen) EXPECT_GT(n, 10) << shape;
-  EXPECT_EQ(seen.size(), 50u);
+  EXPECT_EQ(seen.size(), 52u);
 }
 
 }  // namespace
