@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/gen/function_gen.h"
 #include "harness/subjects/external_subject.h"
 #include "harness/subjects/reference_subject.h"
 #include "reference/pickle/decoder.h"
@@ -124,6 +125,7 @@ class Checker {
     }
     check_unknown_global();
     check_by_value();
+    check_class_life();
     check_stdlib_recipes();
     check_bench();
     check_shutdown();
@@ -503,6 +505,49 @@ class Checker {
            fmt::format("{} callables loaded and called as before", sizes.size()));
   }
 
+  // A testee that claims class_life: every situation of callable.class-life
+  // on one class, life-here in the testee and life-fresh in a fresh
+  // instance. What is checked is the protocol: each situation answers, and
+  // answers an observation for each expectation; whether the observations
+  // agree is the property's verdict on the pickler (dill makes a new class
+  // at each load, and says so there), not this command's.
+  void check_class_life() {
+    const std::string what = "life-here and life-fresh";
+    if (!info_.capabilities.class_life) {
+      return skip(what, info_.capabilities.by_value ? "the testee does not claim class_life"
+                                                    : "the testee does not claim by_value");
+    }
+    static const char* const source =
+        "class subject(object):\n    scale = 2\n    def __init__(self, x):\n"
+        "        self.x = x\n    def run(self, x):\n        return self.x * self.scale + x\n"
+        "def _change():\n    subject.scale = 5\n";
+    std::vector<std::string> problems;
+    for (const std::string& situation : gen::life_situations()) {
+      const ClassLifeCase request{source, nlohmann::json::parse(R"([[[4],{}]])"), situation,
+                                  info_.capabilities.max_protocol};
+      ClassLifeOutcome out;
+      try {
+        out = testee_.class_life(request);
+      } catch (const SubjectError& e) {
+        problems.push_back(situation + ": " + explain(e));
+        continue;
+      }
+      if (!out.stage.empty()) {
+        problems.push_back(fmt::format("{}: {}: {}: {}{}", situation, out.stage, out.kind,
+                                       out.error, stderr_line(out.detail)));
+        continue;
+      }
+      for (const auto& [check, expected] : out.expect.items()) {
+        if (!out.observed.contains(check)) {
+          problems.push_back(fmt::format("{}: no observation for \"{}\"", situation, check));
+        }
+      }
+    }
+    report(what, problems,
+           fmt::format("the {} situations answered, each observation beside its expectation",
+                       gen::life_situations().size()));
+  }
+
   // A testee that claims stdlib_recipes: two recipes dumped by
   // dumps-recipe and read back by loads-recipe as equal, and one read as
   // another recipe, which must be unequal (a testee that says "equal" to
@@ -706,8 +751,9 @@ void add_testee_check(CLI::App& app, Action& action) {
       "The testee gets hello, dumps of fixed values at each protocol it writes (read back by the\n"
       "reference decoder), loads of the reference's pickles at each protocol it reads, malformed\n"
       "streams (which must be refused with an error), a global that does not exist, define-dumps\n"
-      "and load-call (in a second instance of the testee) when it claims by_value, dumps-recipe\n"
-      "and loads-recipe when it claims stdlib_recipes, bench and shutdown. One line per check:\n"
+      "and load-call (in a second instance of the testee) when it claims by_value, life-here and\n"
+      "life-fresh when it claims class_life, dumps-recipe and loads-recipe when it claims\n"
+      "stdlib_recipes, bench and shutdown. One line per check:\n"
       "ok, FAIL with what was wrong, or skip with why.\n"
       "docs/testee-protocol.md describes the protocol.\n"
       "Exit codes: 0 every check passed; 1 a check failed or the testee could not start;\n"

@@ -246,6 +246,10 @@ TEST(ByValueTesteeCheck, ByValueTesteeGetsDefineDumpsAndLoadCall) {
   EXPECT_TRUE(
       contains(out, "ok   load-call in a fresh instance: 2 callables loaded and called as before"))
       << out;
+  EXPECT_TRUE(contains(out,
+                       "ok   life-here and life-fresh: the 5 situations answered, each observation "
+                       "beside its expectation"))
+      << out;
   EXPECT_EQ(status, 0) << out;
 
   out = testee_check(
@@ -262,6 +266,8 @@ TEST(ByValueTesteeCheck, ByValueTesteeGetsDefineDumpsAndLoadCall) {
   out = testee_check("--preset pickle --without-kinds ndarray,tensor", &status);
   EXPECT_TRUE(contains(out, "skip define-dumps: the testee does not claim by_value")) << out;
   EXPECT_TRUE(contains(out, "skip load-call: the testee does not claim by_value")) << out;
+  EXPECT_TRUE(contains(out, "skip life-here and life-fresh: the testee does not claim by_value"))
+      << out;
 }
 
 // callable.class-life through the protocol: life-here in the testee,
