@@ -3,8 +3,10 @@
 // a hang or unbounded memory. The streams are mutations of the reference's
 // encoding of the case's value: a fixed list, each breaking one rule of the
 // format, and one per (mutation, opcode) pair of the format's grammar
-// (harness/gen/malformed.h). So a case alone (value and protocol) says
-// which streams it tried, and a saved case replays exactly.
+// (harness/gen/malformed.h); and the streams kept as files (corpus/malformed,
+// the fuzz targets' finds, a user's directories: harness/gen/stream_files.h)
+// that declare the case's protocol. So a case alone (value and protocol)
+// says which streams it tried, and a saved case replays exactly.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <set>
 
 #include "harness/gen/malformed.h"
+#include "harness/gen/stream_files.h"
 #include "harness/props/fingerprint.h"
 #include "harness/props/prop_helpers.h"
 #include "harness/props/prop_registry.h"
@@ -90,12 +93,22 @@ std::vector<MalformedStream> mutations(const std::string& valid, int protocol) {
 
 // Errors that say the stream is malformed, as opposed to a name that does
 // not resolve or a callable that refuses its arguments (which a reader
-// that never imports anything has no reason to reject).
-bool format_error(const std::string& kind) {
+// that never imports anything has no reason to reject). Two errors of
+// those kinds come from the loading process, not the stream, and do not
+// count either: an extension code missing from copyreg's registry (which
+// is the process's to fill, as the modules it can import are), and an INT
+// or LONG past the interpreter's limit on digits (sys.set_int_max_str_digits:
+// a setting, absent before CPython 3.11, 3.10.7 and 3.9.14).
+bool format_error(const LoadAttempt& oracle) {
   static const std::array<std::string_view, 8> kinds = {
       "UnpicklingError", "EOFError",      "ValueError",  "KeyError",
       "IndexError",      "OverflowError", "MemoryError", "UnicodeDecodeError"};
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+  if (std::find(kinds.begin(), kinds.end(), oracle.kind) == kinds.end()) return false;
+  if (oracle.kind == "ValueError" &&
+      (oracle.message.starts_with("unregistered extension code") ||
+       oracle.message.find("for integer string conversion") != std::string::npos))
+    return false;
+  return true;
 }
 
 // The rule of the format a stream broke, as CPython's loader names it:
@@ -153,10 +166,25 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
   } catch (const std::exception&) {
     return Outcome::discard("the reference cannot pickle this value at this protocol");
   }
-  std::vector<MalformedStream> candidates;
-  for (MalformedStream& m : mutations(valid, c.protocol)) {
-    if (!gen::stores_memo_beyond(m.bytes, kLargestMemoIndex)) candidates.push_back(std::move(m));
+  std::vector<MalformedStream> candidates = mutations(valid, c.protocol);
+  // The files whose declared protocol is this case's (or, past the
+  // subject's protocols, the nearest it reads): each file is tried at one
+  // protocol, and every case of that protocol tries it.
+  const Capabilities caps = subject.capabilities();
+  std::set<std::string> seen;
+  for (const MalformedStream& m : candidates) seen.insert(m.bytes);
+  for (const gen::StreamFile& f : gen::stream_files()) {
+    if (std::clamp(f.protocol, caps.read_min(), caps.read_max()) != c.protocol) continue;
+    if (!seen.insert(f.bytes).second) continue;
+    MalformedStream m;
+    m.mutation = "file";
+    m.detail = f.what.empty() ? f.name : f.name + ": " + f.what;
+    m.bytes = f.bytes;
+    candidates.push_back(std::move(m));
   }
+  std::erase_if(candidates, [](const MalformedStream& m) {
+    return gen::stores_memo_beyond(m.bytes, kLargestMemoIndex);
+  });
   // CPython with every global inert: a stream it rejects is rejected for
   // its form, not for what a call did with arguments a mutation changed.
   LoadOptions classify;
@@ -168,7 +196,7 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
   streams.clear();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const LoadAttempt& o = oracle_says[i];
-    if (o.loaded || !format_error(o.kind)) continue;  // not malformed by CPython's rules
+    if (o.loaded || !format_error(o)) continue;  // not malformed by CPython's rules
     must_reject.push_back(i);
     streams.push_back(candidates[i].bytes);
   }
@@ -225,6 +253,10 @@ void add_malformed_properties(Registry& out) {
        control("skips-utf8-validation",
                "decodes text that is not UTF-8 with replacement characters instead of raising",
                "malformed:accepted@not-utf-8"),
+       control("reads-float-overflow-as-infinity",
+               "reads a FLOAT too large for a double as infinity (as pickle.py does); only a "
+               "stream kept as a file has one",
+               "malformed:accepted@value-too-large-to-convert-to-float"),
        control("ignores-frame-length",
                "reads a FRAME's contents up to STOP whatever its length says (as pickle.py does)",
                "malformed:accepted@pickle-data-was-truncated")});

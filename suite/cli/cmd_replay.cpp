@@ -74,6 +74,7 @@ void add_replay(CLI::App& app, Action& action) {
                   "Worker processes at once (default: CPUs); each subject's cases share one")
       ->check(CLI::NonNegativeNumber);
   add_subject_options(cmd, o->sources);
+  add_malformed_streams(cmd);
   add_case_timeout(cmd, o->timeout, "Seconds one case may run");
   cmd->footer(
       "Verdicts: still-failing (same fingerprint), fixed (passes now), changed (fails another\n"
@@ -99,6 +100,7 @@ void add_promote(CLI::App& app, Action& action) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("CASE", o->file, "A case file (corpus/failing/...json)")->required();
   add_subject_options(cmd, o->sources);
+  add_malformed_streams(cmd);
   cmd->add_option("--golden", o->golden, "The golden corpus directory (holds MANIFEST.json)")
       ->capture_default_str();
   cmd->add_option("--name", o->name, "Entry name (default: promoted_<subject>_<property>_<hash>)");

@@ -484,6 +484,7 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_flag("--no-save", a->no_save, "Do not save failing cases");
   cmd->add_flag("--list", a->list, "List the subjects and properties, then exit");
   add_subject_options(cmd, a->sources);
+  add_malformed_streams(cmd);
   cmd->footer(
       "Exit codes: 0 the gate passed; 1 a failure not in the known-failures file, an\n"
       "unexpected pass, a stale known-failures entry, missing opcode coverage (full default\n"

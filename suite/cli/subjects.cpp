@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "harness/gen/stream_files.h"
 #include "harness/subjects/reference_subject.h"
 #include "harness/subjects/subjects_file.h"
 #include "suite/cli/commands.h"
@@ -74,6 +75,18 @@ std::optional<InterpreterSettings> interpreter_settings(const SubjectArgs& args)
     });
   }
   return settings;
+}
+
+void add_malformed_streams(CLI::App* cmd) {
+  cmd->add_option_function<std::vector<std::string>>(
+         "--malformed-streams",
+         [](const std::vector<std::string>& dirs) {
+           for (const std::string& dir : dirs) gen::add_stream_dir(dir);
+         },
+         "DIR: more malformed streams (its *.pickle files) for loads.rejects-malformed, beside "
+         "corpus/malformed and the fuzz targets' finds; repeatable (docs/conformance.md)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory);
 }
 
 void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help) {

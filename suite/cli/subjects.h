@@ -32,6 +32,11 @@ struct SubjectArgs {
 // --no-interpreters on `cmd`.
 void add_subject_options(CLI::App* cmd, SubjectArgs& args);
 
+// --malformed-streams DIR (repeatable): a directory whose *.pickle files
+// loads.rejects-malformed tries beside corpus/malformed and the fuzz
+// targets' finds (harness/gen/stream_files.h).
+void add_malformed_streams(CLI::App* cmd);
+
 // --case-timeout SECONDS (a positive number; the default is shown in --help):
 // how long a subject may take in its worker process. `help` says for what.
 void add_case_timeout(CLI::App* cmd, double& seconds, const std::string& help);

@@ -65,6 +65,11 @@ class OracleStandIn : public ReferenceSubject {
       if (what.find("not valid UTF-8") != std::string::npos) {
         throw SubjectError("UnicodeDecodeError", "'utf-8' codec can't decode the text");
       }
+      if (what.find("FLOAT argument is out of range: ") != std::string::npos) {
+        const std::size_t quote = what.find('\'');
+        throw SubjectError("OverflowError",
+                           "value too large to convert to float: " + what.substr(quote));
+      }
       if (what.rfind("truncated", 0) == 0) {
         throw SubjectError("UnpicklingError", "pickle data was truncated");
       }
