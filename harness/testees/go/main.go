@@ -753,8 +753,13 @@ func (c *conn) sendText(text []byte, frames ...[]byte) {
 	_ = c.out.Flush()
 }
 
+// errorDoc is the answer to a request that failed with err.
+func errorDoc(err error) map[string]interface{} {
+	return map[string]interface{}{"ok": false, "error": map[string]string{"kind": errorKind(err), "message": err.Error()}}
+}
+
 func (c *conn) fail(err error) {
-	c.send(map[string]interface{}{"ok": false, "error": map[string]string{"kind": errorKind(err), "message": err.Error()}})
+	c.send(errorDoc(err))
 }
 
 func decodeValue(raw json.RawMessage) (interface{}, error) {
@@ -788,6 +793,23 @@ func loadToJSON(frames [][]byte) (string, error) {
 	return w.out.String(), nil
 }
 
+// tryLoads loads each frame as a pickle of its own, as a loads request
+// would (the value turned into JSON too, so that what loads refuses is
+// refused here), and answers for each {"ok": true} or the error loads would
+// have answered; no values come back. A panic inside the library is
+// recovered per stream by unpickle, as for loads.
+func tryLoads(frames [][]byte) map[string]interface{} {
+	results := make([]interface{}, len(frames))
+	for i, frame := range frames {
+		if _, err := loadToJSON([][]byte{frame}); err != nil {
+			results[i] = errorDoc(err)
+		} else {
+			results[i] = map[string]interface{}{"ok": true}
+		}
+	}
+	return map[string]interface{}{"ok": true, "results": results}
+}
+
 func hello() map[string]interface{} {
 	return map[string]interface{}{
 		"ok": true, "protocol": 1,
@@ -798,7 +820,7 @@ func hello() map[string]interface{} {
 			"dumps": true, "loads": true,
 			"write_protocols": []int{2}, "read_protocols": []int{0, 1, 2},
 			"out_of_band": false, "limit_loader": false,
-			"cpython_bytes": false, "python_values": false,
+			"cpython_bytes": false, "python_values": false, "try_loads": true,
 			"cannot_express": []string{"tuple", "sharing", "dict-order"},
 			"kinds": []string{"none", "bool", "int", "float", "str", "bytes", "bytearray", "list", "tuple",
 				"dict", "set", "frozenset", "global", "object"},
@@ -891,6 +913,8 @@ func main() {
 				continue
 			}
 			c.sendText([]byte(`{"ok":true,"value":` + text + `}`))
+		case "try-loads":
+			c.send(tryLoads(frames))
 		case "bench":
 			bench(c, req, frames)
 		default:

@@ -98,6 +98,7 @@ def test_hello(testee):
     assert caps["read_protocols"] == [0, 1, 2] and caps["write_protocols"] == [2]
     assert caps["out_of_band"] is False
     assert testee.lost == {"tuple", "sharing", "dict-order"}
+    assert caps["try_loads"] is True
 
 
 @pytest.mark.parametrize("index", range(len(GOOD_VALUES)))
@@ -204,6 +205,38 @@ def test_malformed_input_is_an_error_not_a_crash(testee, data, kinds):
 
 def test_malformed_corpus_never_kills_the_testee(testee):
     malformed_sweep(testee, MALFORMED)
+
+
+def test_try_loads_answers_each_stream_in_order(testee):
+    # One request, one result per frame in order: {"ok": true} for a stream
+    # loads reads, the very error loads answers for the others (a truncated
+    # stream, an empty one, a set of tuples that panics inside the library,
+    # recovered for its stream alone), and no values.
+    valid = pickle.dumps([1, "a"], 2)
+    streams = [valid, b"\x80\x02]q\x00K", b"", pickle.dumps({(1, 2)}, 2), valid]
+    doc, frames = testee.request({"op": "try-loads", "max_protocol": 5}, streams)
+    assert doc["ok"] and frames == [], doc
+    results = doc["results"]
+    assert [r["ok"] for r in results] == [True, False, False, False, True], results
+    assert results[3]["error"]["kind"] == "panic"
+    for data, result in zip(streams, results):
+        if result["ok"]:
+            assert result == {"ok": True}
+        else:
+            assert result == {"ok": False, "error": testee.loads(data)["error"]}, data
+            assert result["error"]["kind"] and isinstance(result["error"]["message"], str)
+
+
+def test_try_loads_bad_request(testee):
+    # No frames, no results; frame_lengths that name no frames is a
+    # bad-request, and the testee reads on.
+    doc, _ = testee.request({"op": "try-loads", "max_protocol": 5})
+    assert doc == {"ok": True, "results": []}
+    for lengths in ("3", [-1], [1.5]):
+        doc, _ = testee.request({"op": "try-loads", "max_protocol": 5, "frame_lengths": lengths})
+        assert not doc["ok"] and doc["error"]["kind"] == "bad-request", (lengths, doc)
+    doc, _ = testee.request({"op": "try-loads", "max_protocol": 5}, [pickle.dumps(1, 2)])
+    assert doc == {"ok": True, "results": [{"ok": True}]}
 
 
 def test_bench(testee):
