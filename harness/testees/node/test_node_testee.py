@@ -89,6 +89,7 @@ def test_hello(testee):
     assert {"tuple", "int-float", "big-int", "nan-bits"} <= testee.lost
     assert "sharing" not in testee.lost
     assert set(caps["kinds"]) >= {"none", "bool", "int", "float", "str", "bytes", "list", "tuple", "dict", "set"}
+    assert caps["try_loads"] is True
 
 
 @pytest.mark.parametrize("index", range(len(GOOD_VALUES)))
@@ -183,6 +184,46 @@ def test_malformed_input_is_an_error_not_a_crash(testee, data, kinds):
 
 def test_malformed_corpus_never_kills_the_testee(testee):
     malformed_sweep(testee, MALFORMED)
+
+
+def test_try_loads_answers_each_stream_in_order(testee):
+    # One request, one result per frame in order: {"ok": true} for a stream
+    # loads reads, the very error loads answers for the others (a truncated
+    # stream, an empty one, a STACK_GLOBAL of ints that the conversion
+    # refuses), and no values.
+    valid = pickle.dumps([1, "a"], 2)
+    streams = [valid, b"\x80\x02]q\x00K", b"", b"\x80\x04K\x01K\x02\x93.", valid]
+    doc, frames = testee.request({"op": "try-loads", "max_protocol": 5}, streams)
+    assert doc["ok"] and frames == [], doc
+    results = doc["results"]
+    assert [r["ok"] for r in results] == [True, False, False, False, True], results
+    for data, result in zip(streams, results):
+        if result["ok"]:
+            assert result == {"ok": True}
+        else:
+            assert result == {"ok": False, "error": testee.loads(data)["error"]}, data
+            assert result["error"]["kind"] and isinstance(result["error"]["message"], str)
+
+
+def test_try_loads_of_many_megabytes(testee):
+    # A batch the size the runner sends (it caps them at 16 MiB) arrives in
+    # many chunks; the answer comes, one result per stream.
+    proto = testee.caps["read_protocols"][-1]
+    streams = [pickle.dumps([i, b"x" * 300_000], proto) for i in range(20)]
+    doc, _ = testee.request({"op": "try-loads", "max_protocol": 5}, streams)
+    assert doc == {"ok": True, "results": [{"ok": True}] * 20}
+
+
+def test_try_loads_bad_request(testee):
+    # No frames, no results; frame_lengths that name no frames is a
+    # bad-request, and the testee reads on.
+    doc, _ = testee.request({"op": "try-loads", "max_protocol": 5})
+    assert doc == {"ok": True, "results": []}
+    for lengths in ("3", [-1], [1.5], None):
+        doc, _ = testee.request({"op": "try-loads", "max_protocol": 5, "frame_lengths": lengths})
+        assert not doc["ok"] and doc["error"]["kind"] == "bad-request", (lengths, doc)
+    doc, _ = testee.request({"op": "try-loads", "max_protocol": 5}, [pickle.dumps(1, 2)])
+    assert doc == {"ok": True, "results": [{"ok": True}]}
 
 
 def test_dumps_is_unsupported(testee):

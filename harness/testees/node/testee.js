@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // A serialcheck testee (docs/testee-protocol.md) for JavaScript pickle
 // readers: `node testee.js --reader pickleparser|jpickle`. Both libraries
-// only read, so this testee answers loads and bench-loads, and `unsupported`
-// to dumps. It turns what the library returns into the canonical JSON form
-// of docs/value-json.md; the README lists what each library loses.
+// only read, so this testee answers loads, try-loads and bench-loads, and
+// `unsupported` to dumps. It turns what the library returns into the
+// canonical JSON form of docs/value-json.md; the README lists what each
+// library loses.
 'use strict';
 
 // Standard output carries protocol messages only: anything a library logs
@@ -549,7 +550,7 @@ function errorResponse(err) {
   }
   // A JavaScript error inside the library (a TypeError on a malformed
   // stack, a RangeError from a read past the end...): its class is stable.
-  const kind = err instanceof Error ? err.constructor.name : 'Error';
+  const kind = (err instanceof Error && err.constructor.name) || 'Error';
   return { ok: false, error: { kind, message } };
 }
 
@@ -618,6 +619,7 @@ function main() {
           limit_loader: false,
           cpython_bytes: false,
           python_values: false,
+          try_loads: true,
           cannot_express: reader.cannotExpress,
           kinds: reader.kinds,
         },
@@ -627,10 +629,25 @@ function main() {
       send({ ok: true });
       return 'exit';
     }
-    if (op !== 'dumps' && op !== 'loads' && op !== 'bench') {
+    if (op !== 'dumps' && op !== 'loads' && op !== 'try-loads' && op !== 'bench') {
       return send({ ok: false, error: { kind: 'bad-request', message: `unknown op ${JSON.stringify(op)}` } });
     }
     if (unavailable) return send({ ok: false, error: { kind: 'unavailable', message: unavailable } });
+    if (op === 'try-loads') {
+      // Each frame is a pickle of its own, loaded as a loads request would
+      // load it (the value turned into JSON too, so that what loads refuses
+      // is refused here). Only whether it loaded goes back, or the error
+      // loads would have answered.
+      const results = frames.map((frame) => {
+        try {
+          toCanonicalJson(reader.load([frame], []), reader);
+          return '{"ok":true}';
+        } catch (err) {
+          return JSON.stringify(errorResponse(err));
+        }
+      });
+      return sendText(`{"ok":true,"results":[${results.join(',')}]}`);
+    }
     const operation = op === 'bench' ? doc.operation : op;
     if (operation === 'dumps') {
       return send({ ok: false, error: { kind: 'unsupported', message: `${reader.name} reads pickles only` } });
@@ -664,20 +681,33 @@ function main() {
   }
 
   // Exact reads: gather chunks until a whole message (document and frames)
-  // is there, then handle it; requests are answered in order.
+  // is there, then handle it; requests are answered in order. Chunks are
+  // joined only once there are as many bytes as the next step needs, so
+  // that a request of many megabytes (a try-loads batch) is copied once,
+  // not once per chunk.
   let pendingBytes = Buffer.alloc(0);
+  let waiting = [];
+  let waitingBytes = 0;
+  let need = 4;
   let exiting = false;
   process.stdin.on('data', (chunk) => {
     if (exiting) return;
-    pendingBytes = pendingBytes.length ? Buffer.concat([pendingBytes, chunk]) : chunk;
+    waiting.push(chunk);
+    waitingBytes += chunk.length;
+    if (pendingBytes.length + waitingBytes < need) return;
+    pendingBytes = Buffer.concat([pendingBytes, ...waiting]);
+    waiting = [];
+    waitingBytes = 0;
     for (;;) {
-      if (pendingBytes.length < 4) return;
+      need = 4;
+      if (pendingBytes.length < need) return;
       const n = pendingBytes.readUInt32LE(0);
       if (n > MAX_DOCUMENT) {
         process.stderr.write(`testee: request document of ${n} bytes is over the limit\n`);
         process.exit(2);
       }
-      if (pendingBytes.length < 4 + n) return;
+      need = 4 + n;
+      if (pendingBytes.length < need) return;
       let doc;
       try {
         doc = JSON.parse(pendingBytes.subarray(4, 4 + n).toString('utf8'));
@@ -687,9 +717,16 @@ function main() {
         pendingBytes = pendingBytes.subarray(4 + n);
         continue;
       }
-      const lengths = doc && Array.isArray(doc.frame_lengths) ? doc.frame_lengths : [];
-      const total = lengths.reduce((a, b) => a + b, 0);
-      if (pendingBytes.length < 4 + n + total) return;
+      const given = doc !== null && typeof doc === 'object' ? doc.frame_lengths : undefined;
+      const lengths = given === undefined ? [] : given;
+      if (!Array.isArray(lengths) || !lengths.every((len) => Number.isSafeInteger(len) && len >= 0)) {
+        // The frames that follow cannot be found: answer, and read on.
+        send({ ok: false, error: { kind: 'bad-request', message: "'frame_lengths' must be an array of sizes" } });
+        pendingBytes = pendingBytes.subarray(4 + n);
+        continue;
+      }
+      need = 4 + n + lengths.reduce((a, b) => a + b, 0);
+      if (pendingBytes.length < need) return;
       const frames = [];
       let at = 4 + n;
       for (const len of lengths) {
