@@ -25,6 +25,7 @@ one way each, so that every failure path of the runner can be seen:
                        of one with "ok": true)
   --wrong-count        answer try-loads with one result fewer than it was sent streams
   --crash-on-try-loads exit (status 3) on every try-loads request
+  --hang-on-try-loads  read every try-loads request and never answer it
   --bad-value          answer loads with a value that is not canonical JSON
   --wrong-value        answer loads with a value one off (ints + 1)
   --optimize           answer dumps with pickletools.optimize's bytes (not CPython's)
@@ -274,6 +275,7 @@ def main():
     ap.add_argument("--lenient", action="store_true")
     ap.add_argument("--wrong-count", action="store_true")
     ap.add_argument("--crash-on-try-loads", action="store_true")
+    ap.add_argument("--hang-on-try-loads", action="store_true")
     ap.add_argument("--optimize", action="store_true")
     ap.add_argument("--bad-bench", action="store_true")
     ap.add_argument("--garbage-length", action="store_true")
@@ -385,6 +387,8 @@ def main():
                 if args.crash_on_try_loads:
                     print("fake testee: crashing on try-loads", file=sys.stderr, flush=True)
                     os._exit(3)
+                if args.hang_on_try_loads:
+                    time.sleep(3600)
                 results = []
                 for f in frames:
                     try:

@@ -584,6 +584,22 @@ TEST(ExternalSubject, TryLoadsThatCrashesIsTriedAgainOneStreamAtATime) {
   EXPECT_EQ(s.starts(), 2);
 }
 
+TEST(ExternalSubject, TryLoadsThatHangsIsGivenHalfTheTimeout) {
+  // A batch that hangs is given half the request timeout, then each stream
+  // is loaded alone (each with the whole timeout): so a stream that hangs
+  // costs the batch's time and its own, within the runner's case timeout
+  // (twice the request timeout), and is charged to itself. Here nothing
+  // hangs alone, so the whole call takes the batch's half and two starts.
+  ExternalSubject s(fake(R"(--caps '{"try_loads": true}' --hang-on-try-loads)", 8));
+  const auto start = std::chrono::steady_clock::now();
+  expect_three_verdicts(s.try_loads(three_streams(), 4, LoadOptions{}));
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(s.starts(), 2);
+  EXPECT_GE(took, 4.0);
+  EXPECT_LT(took, 7.5) << "the batch waited the whole timeout (8 s), not half of it";
+}
+
 TEST(ExternalSubject, TryLoadsWithTooFewResultsIsAProtocolError) {
   ExternalSubject s(fake(R"(--caps '{"try_loads": true}' --wrong-count)"));
   const SubjectError e = error_of([&] { s.try_loads(three_streams(), 4, LoadOptions{}); });
