@@ -32,6 +32,12 @@ namespace {
 constexpr const char* kCoverageSubject = "reference";
 // Checks the value shrinker may spend on a failure RapidCheck has shrunk.
 constexpr int kValueShrinkSteps = 200;
+// Seconds a cell may spend shrinking a failure, RapidCheck's and the value
+// shrinker's together; then the smallest failing case found so far is the
+// cell's. A testee that hangs costs its timeout at every candidate that
+// still hangs, and a shrink of such a case would otherwise run for many
+// minutes.
+constexpr double kShrinkSeconds = 120;
 
 struct Made {
   std::unique_ptr<Subject> subject;
@@ -208,9 +214,17 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
   std::string last_discard;
   std::map<std::string, int> discarded;  // by reason, before the first failure
   auto generator = case_generator(a.plan);
+  std::optional<Clock::time_point> shrink_start;
+  auto shrink_time_left = [&] {
+    return !shrink_start ||
+           std::chrono::duration<double>(Clock::now() - *shrink_start).count() < kShrinkSeconds;
+  };
   auto check = [&] {
     // After the first failure RapidCheck is shrinking: all of it is Shrink.
     if (last_failure) phase::start_shrinking();
+    // Past the shrinking budget, every further candidate is turned away
+    // unrun, which ends RapidCheck's shrinking with the smallest so far.
+    if (last_failure && !shrink_time_left()) RC_DISCARD("the shrinking budget is spent");
     std::optional<TestCase> drawn;
     {
       phase::Scope timed(phase::Phase::Generate);
@@ -232,6 +246,7 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
     }
     if (o.failed()) {
       std::string what = o.fingerprint + ": " + o.message;
+      if (!shrink_start) shrink_start = Clock::now();
       last_failure.emplace(std::move(c), std::move(o));  // the last one seen is the minimal one
       RC_FAIL(what);
     }
@@ -271,6 +286,7 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
             !gen::rebuilds_to_itself(candidate.value, candidate.protocol)) {
           return false;
         }
+        if (!shrink_time_left()) return false;
         ++announced;
         write_case_line(fd, property.id, announced, candidate);
         Outcome o = check_case(property, subject, candidate, env);
