@@ -129,7 +129,14 @@ std::string broken_rule(const LoadAttempt& oracle) {
       return "not-" + oracle.message.substr(open + 1, close - open - 1);
     return "not-text";
   }
-  std::string rule = message_shape(oracle.message);
+  // "NEWOBJ args argument must be a tuple, not bytes": the type after
+  // "not" is whatever the stream happened to hold there, not the rule.
+  std::string message = oracle.message;
+  const std::size_t must = message.find(" must be ");
+  const std::size_t not_type = message.rfind(", not ");
+  if (must != std::string::npos && not_type != std::string::npos && not_type > must)
+    message.erase(not_type);
+  std::string rule = message_shape(message);
   return rule.empty() ? message_shape(oracle.kind) : rule;
 }
 
