@@ -23,11 +23,11 @@
 #include <optional>
 #include <string>
 
+#include "harness/gen/malformed.h"
 #include "harness/props/gate_props.h"
 #include "harness/subjects/mutant_subjects.h"
 #include "harness/subjects/reference_subject.h"
 #include "harness/subjects/stdlib_runner.h"
-#include "harness/gen/malformed.h"
 #include "reference/frames/family.h"
 #include "reference/frames/wire.h"
 #include "reference/pickle/target.h"
