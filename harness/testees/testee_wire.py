@@ -257,6 +257,19 @@ def same(a, b, lost):
     return normalize(a, lost) == normalize(b, lost)
 
 
+def check_try_loads_answers(testee, streams, results):
+    """A try-loads answer agrees with loads, stream by stream: {"ok": true}
+    where loads answered a value, and where it refused, the very error
+    document loads answers for that stream alone."""
+    assert len(results) == len(streams), results
+    for data, result in zip(streams, results):
+        if result["ok"]:
+            assert result == {"ok": True}
+        else:
+            assert result == {"ok": False, "error": testee.loads(data)["error"]}, data
+            assert result["error"]["kind"] and isinstance(result["error"]["message"], str)
+
+
 def golden_sweep(testee, golden, must_pass, label, budget_s=20):
     """Loads every in-band variant of the golden corpus (directory `golden`)
     at the protocols `testee` reads (testee.caps["read_protocols"]). Each

@@ -34,8 +34,8 @@ def _missing_modules():
 
 sys.path.insert(0, os.path.dirname(HERE))
 from testee_wire import (  # noqa: E402  (the adapters' shared protocol helpers)
-    Child, ProtocolError, check_canonical, encode_message, expect_error, golden_sweep,
-    malformed_sweep, normalize, read_message, same, value_json_of)
+    Child, ProtocolError, check_canonical, check_try_loads_answers, encode_message, expect_error,
+    golden_sweep, malformed_sweep, normalize, read_message, same, value_json_of)
 
 
 
@@ -197,12 +197,7 @@ def test_try_loads_answers_each_stream_in_order(testee):
     assert doc["ok"] and frames == [], doc
     results = doc["results"]
     assert [r["ok"] for r in results] == [True, False, False, False, True], results
-    for data, result in zip(streams, results):
-        if result["ok"]:
-            assert result == {"ok": True}
-        else:
-            assert result == {"ok": False, "error": testee.loads(data)["error"]}, data
-            assert result["error"]["kind"] and isinstance(result["error"]["message"], str)
+    check_try_loads_answers(testee, streams, results)
 
 
 def test_try_loads_of_many_megabytes(testee):
