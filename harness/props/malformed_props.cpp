@@ -41,8 +41,10 @@ std::string before_stop(const std::string& bytes, std::string_view insert) {
 
 // The mutations of one valid stream. Each breaks a different rule of the
 // format: where the stream ends, which opcodes exist, marks, pairs, the
-// memo, lengths and the protocol number.
-std::vector<MalformedStream> mutations(const std::string& valid, int protocol) {
+// memo, lengths and the protocol number; then `files`, the streams kept as
+// files for this case. A stream made twice is tried once.
+std::vector<MalformedStream> mutations(const std::string& valid, int protocol,
+                                       std::vector<MalformedStream> files) {
   std::vector<MalformedStream> out;
   out.push_back(fixed("empty", ""));
   out.push_back(fixed("truncated-no-stop", valid.substr(0, valid.size() - 1)));
@@ -86,6 +88,10 @@ std::vector<MalformedStream> mutations(const std::string& valid, int protocol) {
   std::set<std::string> seen;
   for (const MalformedStream& m : out) seen.insert(m.bytes);
   for (MalformedStream& m : gen::grammar_mutations(valid)) {
+    if (seen.insert(m.bytes).second) out.push_back(std::move(m));
+  }
+  // Then the streams kept as files, likewise once each.
+  for (MalformedStream& m : files) {
     if (seen.insert(m.bytes).second) out.push_back(std::move(m));
   }
   return out;
@@ -173,22 +179,20 @@ Outcome rejects_malformed(Subject& subject, const TestCase& c, PropertyEnv& env)
   } catch (const std::exception&) {
     return Outcome::discard("the reference cannot pickle this value at this protocol");
   }
-  std::vector<MalformedStream> candidates = mutations(valid, c.protocol);
   // The files whose declared protocol is this case's (or, past the
   // subject's protocols, the nearest it reads): each file is tried at one
   // protocol, and every case of that protocol tries it.
   const Capabilities caps = subject.capabilities();
-  std::set<std::string> seen;
-  for (const MalformedStream& m : candidates) seen.insert(m.bytes);
+  std::vector<MalformedStream> files;
   for (const gen::StreamFile& f : gen::stream_files()) {
     if (std::clamp(f.protocol, caps.read_min(), caps.read_max()) != c.protocol) continue;
-    if (!seen.insert(f.bytes).second) continue;
     MalformedStream m;
     m.mutation = "file";
     m.detail = f.what.empty() ? f.name : f.name + ": " + f.what;
     m.bytes = f.bytes;
-    candidates.push_back(std::move(m));
+    files.push_back(std::move(m));
   }
+  std::vector<MalformedStream> candidates = mutations(valid, c.protocol, std::move(files));
   std::erase_if(candidates, [](const MalformedStream& m) {
     return gen::stores_memo_beyond(m.bytes, kLargestMemoIndex);
   });
