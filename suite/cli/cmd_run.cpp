@@ -52,8 +52,11 @@ struct RunArgs {
   std::string corpus = "corpus/failing";
   bool no_save = false;
   bool list = false;
+  bool no_picture = false;
   SubjectArgs sources;
 };
+
+}  // namespace
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -66,10 +69,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   }
   return out;
 }
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 std::vector<std::string> pick_subjects(const std::string& arg,
                                        const std::vector<std::string>& all) {
@@ -88,7 +87,7 @@ std::vector<std::string> pick_subjects(const std::string& arg,
 
 // "cross.matrix" stands for every "cross.matrix/<producer>", one per
 // subject of the run; so does each pair family's id for its properties.
-bool property_matches(const std::string& pattern, const std::string& id) {
+static bool property_matches(const std::string& pattern, const std::string& id) {
   if (glob_match(pattern, id)) return true;
   auto pair = parse_pair_id(id);
   return pair && pattern == pair->family->id;
@@ -115,6 +114,8 @@ std::vector<std::string> pick_properties(const std::string& arg,
   }
   return picked;
 }
+
+namespace {
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -438,7 +439,7 @@ int run_gate(const RunArgs& a) {
   } catch (const std::exception& e) {
     return fail(e.what());
   }
-  if (!matrix_producers(report).empty()) plot_matrix(a.report_dir);
+  if (!a.no_picture && !matrix_producers(report).empty()) plot_matrix(a.report_dir);
   auto counts = report.summary();
   std::string why;
   for (const auto& w : report.failure_reasons()) why += (why.empty() ? " (" : "; ") + w;
@@ -483,6 +484,8 @@ void add_run(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--no-save", a->no_save, "Do not save failing cases");
   cmd->add_flag("--list", a->list, "List the subjects and properties, then exit");
+  cmd->add_flag("--no-picture", a->no_picture,
+                "Do not draw reports/matrix.png (matplotlib; a campaign's units skip it)");
   add_subject_options(cmd, a->sources);
   add_malformed_streams(cmd);
   cmd->footer(

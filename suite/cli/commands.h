@@ -3,13 +3,13 @@
 // 0 success, 1 invalid input or failed check, 2 usage error.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "reference/common/error.h"
 
@@ -31,6 +31,27 @@ void add_promote(CLI::App& app, Action& action);
 void add_bench(CLI::App& app, Action& action);
 void add_testee_check(CLI::App& app, Action& action);
 void add_interpreters(CLI::App& app, Action& action);
+
+void add_campaign(CLI::App& app, Action& action);
+void add_findings(CLI::App& app, Action& action);
+
+// A mistake on the command line: the command prints it and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "a, b,c" -> {"a", "b", "c"} (blanks around items dropped, empty items too).
+std::vector<std::string> split_commas(const std::string& text);
+
+// The subjects --subjects names (all of `all` when empty), each once.
+// Throws UsageError naming an unknown one and what the build has.
+std::vector<std::string> pick_subjects(const std::string& arg, const std::vector<std::string>& all);
+
+// The property ids --properties names (ids or globs; a pair family's id
+// stands for its properties), for a run whose matrix producers are
+// `subjects`. Throws UsageError for a pattern that matches nothing.
+std::vector<std::string> pick_properties(const std::string& arg,
+                                         const std::vector<std::string>& subjects);
 
 // Reads a whole file ("-" is stdin) as bytes. Throws InputError.
 std::string read_input(const std::string& path);

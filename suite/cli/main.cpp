@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   Action action;
   add_run(app, action);
   add_replay(app, action);
+  add_campaign(app, action);
+  add_findings(app, action);
   add_promote(app, action);
   add_bench(app, action);
   add_dis(app, action);

@@ -33,6 +33,7 @@ one way each, so that every failure path of the runner can be seen:
   --caps JSON          merge JSON into the capabilities of the hello
   --spawn-child        at hello, start a child `sleep 30` and name its pid on stderr
   --no-exit            answer shutdown but keep running
+  --delay S            wait S seconds before answering each request but hello
 """
 
 import argparse
@@ -294,6 +295,7 @@ def main():
     ap.add_argument("--caps", default="{}")
     ap.add_argument("--spawn-child", action="store_true")
     ap.add_argument("--no-exit", action="store_true")
+    ap.add_argument("--delay", type=float, default=0)
     args = ap.parse_args()
     REFUSED_TAGS.update(args.unsupported)
 
@@ -319,6 +321,8 @@ def main():
             os._exit(3)
         if count == args.hang_at:
             time.sleep(3600)
+        if args.delay and op != "hello":
+            time.sleep(args.delay)
         if op == "hello":
             if args.unavailable:
                 print("ModuleNotFoundError: No module named 'fancy_pickle'", file=sys.stderr, flush=True)
