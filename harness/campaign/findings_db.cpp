@@ -246,6 +246,7 @@ MergeResult FindingsDb::merge(std::uint64_t seed, const std::vector<CellKey>& ce
     }
     ++f.hits;
     f.last_seen = now;
+    f.gone = false;  // it failed again
     if (f.seeds.size() < Finding::kMaxSeeds &&
         std::find(f.seeds.begin(), f.seeds.end(), seed) == f.seeds.end()) {
       f.seeds.push_back(seed);

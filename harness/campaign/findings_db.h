@@ -44,8 +44,8 @@ struct Finding {
   std::vector<std::string> versions;  // the subject's Python versions it was seen on
   std::string case_file;              // relative to the database; "" when none was saved
   std::size_t case_size = 0;          // bytes of the kept case's value (canonical JSON)
-  bool gone = false;                  // its case no longer fails that way (recheck)
-  std::string checked;                // when its case was last replayed; "" never
+  bool gone = false;    // its case no longer failed that way when replayed, and no hit since
+  std::string checked;  // when its case was last replayed; "" never
 
   static constexpr std::size_t kMaxSeeds = 20;
   // "new" (not listed), "known" (a known-failures entry lists it) or "gone".

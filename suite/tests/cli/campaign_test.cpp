@@ -103,6 +103,19 @@ TEST_F(Campaign, FindsMergesAndTriagesAFailure) {
   EXPECT_EQ(cases, 1);
   EXPECT_EQ(list()[0]["status"], "known");
 
+  // The gate at the finding's seed: PASSED with the accepted line, FAILED
+  // without it (the control).
+  const std::string gate = "run --seed 100 --cases 20 --no-subjects-file --no-interpreters "
+                           "--subjects fake --properties roundtrip.equal --no-picture --report " +
+                           path("reports") + " --corpus " + path("corpus") + fake("--wrong-value");
+  CliRun listed = run_cli(gate + " --known-failures " + known());
+  EXPECT_EQ(listed.status, 0) << listed.out << listed.err;
+  EXPECT_NE(listed.out.find("PASSED"), std::string::npos) << listed.out;
+  std::ofstream(dir_ / "empty.txt") << "";
+  CliRun unlisted = run_cli(gate + " --known-failures " + path("empty.txt"));
+  EXPECT_EQ(unlisted.status, 1) << unlisted.out;
+  EXPECT_NE(unlisted.out.find("FAILED"), std::string::npos) << unlisted.out;
+
   // The same seeds again: the cells are in the database, nothing counts
   // twice; the finding is listed now, so the campaign passes.
   CliRun again =

@@ -169,6 +169,12 @@ TEST_F(FindingsDbTest, IdsResolveFromAPrefixAndRecheckMarksGone) {
   EXPECT_FALSE(db.find(f.id).checked.empty());
   db.set_checked(f.id, true);
   EXPECT_EQ(db.find(f.id).status({}), "new");
+  // A gone finding that a campaign hits again is back.
+  db.set_checked(f.id, false);
+  db.merge(2, {cell(2, "fake", "roundtrip.equal")},
+           {failure("fake", "roundtrip.equal", R"({"list": [1]})")});
+  EXPECT_EQ(db.find(f.id).status({}), "new");
+  EXPECT_EQ(db.find(f.id).hits, 2);
 }
 
 TEST_F(FindingsDbTest, AFindingFileThatCannotBeReadIsNamed) {
