@@ -81,6 +81,9 @@ std::vector<std::string> unit_run_argv(const CampaignArgs& a, const std::string&
   std::vector<std::string> argv = {
       fs::read_symlink("/proc/self/exe").string(),
       "run",
+      // Every cell of the unit, whatever GTEST_SHARD_* the environment holds.
+      "--shard",
+      "0/1",
       "--jobs",
       "1",
       "--no-picture",
