@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -137,43 +138,79 @@ std::vector<std::string> unit_run_argv(const CampaignArgs& a, const std::string&
   return argv;
 }
 
+// A finding's case replayed, and the finding as it was before.
+struct Replayed {
+  Finding before;
+  ReplayResult result;
+};
+
+// Replays the case of every finding `wanted` accepts (those with a case) and
+// records each verdict in the database: still failing keeps it (or brings it
+// back), fixed or changed marks it gone, skipped or invalid leaves it alone.
+std::vector<Replayed> replay_findings(FindingsDb& db,
+                                      const std::function<bool(const Finding&)>& wanted,
+                                      const std::vector<SubjectFactory>& factories,
+                                      double timeout_s, int jobs) {
+  std::vector<Replayed> out;
+  std::vector<fs::path> paths;
+  for (Finding& f : db.findings()) {
+    if (f.case_file.empty() || !wanted(f)) continue;
+    paths.push_back(db.case_path(f));
+    out.push_back({std::move(f), {}});
+  }
+  if (out.empty()) return out;
+  const auto results = replay_files(paths, factories, timeout_s, jobs);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    out[i].result = results[i];
+    const ReplayVerdict v = results[i].verdict;
+    if (v == ReplayVerdict::StillFailing) {
+      db.set_checked(out[i].before.id, true);
+    } else if (v == ReplayVerdict::Fixed || v == ReplayVerdict::Changed) {
+      db.set_checked(out[i].before.id, false);
+    }
+  }
+  return out;
+}
+
+bool now_gone(const ReplayResult& r) {
+  return r.verdict == ReplayVerdict::Fixed || r.verdict == ReplayVerdict::Changed;
+}
+
+int default_jobs(int jobs) {
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // Replays the database's findings of `subjects` before new seeds, as
 // Hypothesis replays its example database first: each is marked gone or
 // back by what its case does now.
 void replay_findings_first(FindingsDb& db, const std::vector<std::string>& subjects,
                            const std::vector<SubjectFactory>& factories, double timeout_s,
                            int jobs) {
-  std::vector<Finding> todo;
-  std::vector<fs::path> paths;
-  for (Finding& f : db.findings()) {
-    if (f.case_file.empty() ||
-        std::find(subjects.begin(), subjects.end(), f.subject) == subjects.end()) {
-      continue;
-    }
-    paths.push_back(db.case_path(f));
-    todo.push_back(std::move(f));
-  }
-  if (todo.empty()) return;
+  auto of_campaign = [&](const Finding& f) {
+    return std::find(subjects.begin(), subjects.end(), f.subject) != subjects.end();
+  };
+  const auto all = db.findings();
+  const auto count = std::count_if(all.begin(), all.end(), [&](const Finding& f) {
+    return !f.case_file.empty() && of_campaign(f);
+  });
+  if (count == 0) return;
   std::cerr << fmt::format("serialcheck campaign: replaying the database's {} finding{} first\n",
-                           todo.size(), todo.size() == 1 ? "" : "s");
-  const auto results = replay_files(paths, factories, timeout_s, jobs);
+                           count, count == 1 ? "" : "s");
+  const auto replayed = replay_findings(db, of_campaign, factories, timeout_s, jobs);
   int still = 0;
   int gone = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const ReplayResult& r = results[i];
-    if (r.verdict == ReplayVerdict::StillFailing) {
-      db.set_checked(todo[i].id, true);
+  for (const Replayed& r : replayed) {
+    if (r.result.verdict == ReplayVerdict::StillFailing) {
       ++still;
-    } else if (r.verdict == ReplayVerdict::Fixed || r.verdict == ReplayVerdict::Changed) {
-      db.set_checked(todo[i].id, false);
+    } else if (now_gone(r.result)) {
       ++gone;
-      std::cerr << fmt::format("  gone: {} {} {} {} ({})\n", todo[i].id, todo[i].subject,
-                               todo[i].property, todo[i].fingerprint,
-                               replay_verdict_name(r.verdict));
+      std::cerr << fmt::format("  gone: {} {} {} {} ({})\n", r.before.id, r.before.subject,
+                               r.before.property, r.before.fingerprint,
+                               replay_verdict_name(r.result.verdict));
     }
   }
   std::cerr << fmt::format("  {} still fail, {} gone, {} not replayed here\n", still, gone,
-                           todo.size() - static_cast<std::size_t>(still + gone));
+                           replayed.size() - static_cast<std::size_t>(still + gone));
 }
 
 class CampaignProgress {
@@ -264,8 +301,7 @@ int run_campaign_command(const CampaignArgs& a) {
   options.max_cases = a.max_cases;
   options.max_units = a.max_units;
   options.stop = &g_stop;
-  const int jobs =
-      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = default_jobs(a.jobs);
 
   if (!a.no_replay) replay_findings_first(db, subjects, factories, a.case_timeout, jobs);
 
@@ -438,37 +474,27 @@ int show_finding(const FindingsDb& db, const std::vector<KnownFailure>& known,
 
 int recheck_findings(FindingsDb& db, const std::vector<KnownFailure>& known,
                      const FindingsArgs& a) {
-  const auto factories = subject_factories(a.sources);
-  const auto names = subject_names(factories);
-  std::vector<Finding> todo;
-  std::vector<fs::path> paths;
-  for (Finding& f : db.findings()) {
-    if (f.case_file.empty()) continue;
-    paths.push_back(db.case_path(f));
-    todo.push_back(std::move(f));
-  }
-  const int jobs =
-      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto results = replay_files(paths, factories, a.case_timeout, jobs);
+  const auto replayed = replay_findings(
+      db, [](const Finding&) { return true; }, subject_factories(a.sources), a.case_timeout,
+      default_jobs(a.jobs));
   int changed = 0;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const ReplayResult& r = results[i];
-    const Finding& f = todo[i];
+  for (const Replayed& r : replayed) {
+    const Finding& f = r.before;
     std::string now;
-    if (r.verdict == ReplayVerdict::StillFailing) {
-      db.set_checked(f.id, true);
+    if (r.result.verdict == ReplayVerdict::StillFailing) {
       now = f.gone ? "back" : "still fails";
-    } else if (r.verdict == ReplayVerdict::Fixed || r.verdict == ReplayVerdict::Changed) {
-      db.set_checked(f.id, false);
+    } else if (now_gone(r.result)) {
       now = f.gone ? "still gone" : "gone";
-      if (r.verdict == ReplayVerdict::Changed) now += " (fails another way: " + r.observed + ")";
+      if (r.result.verdict == ReplayVerdict::Changed) {
+        now += " (fails another way: " + r.result.observed + ")";
+      }
     } else {
-      now = "not replayed: " + r.detail;
+      now = "not replayed: " + r.result.detail;
     }
-    if ((r.verdict == ReplayVerdict::StillFailing) == f.gone) ++changed;
+    if ((r.result.verdict == ReplayVerdict::StillFailing) == f.gone) ++changed;
     std::cout << fmt::format("{}  {} {} {}: {}\n", f.id, f.subject, f.property, f.fingerprint, now);
   }
-  std::cout << fmt::format("{} findings replayed, {} changed state\n", results.size(), changed);
+  std::cout << fmt::format("{} findings replayed, {} changed state\n", replayed.size(), changed);
   list_findings(db, known, false);
   return kExitOk;
 }
