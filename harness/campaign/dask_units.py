@@ -5,7 +5,8 @@ serialcheck starts this driver and speaks to it in JSON lines
 (harness/campaign/units.h):
 
   driver -> serialcheck  {"t": "hello", "slots": N, "cluster": ADDRESS}
-  serialcheck -> driver  {"t": "unit", "id": ID, "argv": [...], "unit_dir": PLACEHOLDER}
+  serialcheck -> driver  {"t": "unit", "id": ID, "argv": [...], "unit_dir": PLACEHOLDER,
+                          "files": {NAME: TEXT, ...}}
   driver -> serialcheck  {"t": "result", "doc": UNIT-DOCUMENT}   one per unit, as each ends
 
 Each unit is a dask task that runs the unit's `serialcheck run` command in a
@@ -29,8 +30,9 @@ import sys
 import threading
 
 
-def run_unit(unit_id, argv, placeholder, timeout):
-    """Runs one unit where dask put it; its document as JSON text."""
+def run_unit(unit_id, argv, placeholder, timeout, files=None):
+    """Runs one unit where dask put it; its document as JSON text. `files`
+    (name -> text) are written into the unit's folder first."""
     import json as json_
     import os as os_
     import shutil
@@ -42,6 +44,9 @@ def run_unit(unit_id, argv, placeholder, timeout):
     folder = tempfile.mkdtemp(prefix="serialcheck-unit-")
     try:
         args = [a.replace(placeholder, folder) for a in argv]
+        for name, text in (files or {}).items():
+            with open(os_.path.join(folder, os_.path.basename(name)), "w", encoding="utf-8") as f:
+                f.write(text)
         log_path = os_.path.join(folder, "log.txt")
         started = time.monotonic()
         status, why = -1, ""
@@ -152,7 +157,7 @@ def main():
                     more = False
                     break
                 future = client.submit(run_unit, unit["id"], unit["argv"], unit["unit_dir"],
-                                       args.unit_timeout, pure=False)
+                                       args.unit_timeout, unit.get("files"), pure=False)
                 pending[future] = unit["id"]
             if not pending:
                 continue

@@ -131,6 +131,18 @@ UnitOutcome read_unit_document(const json& doc) {
         // fingerprint: nothing was found.
         if (!f.fingerprint.empty()) u.failures.push_back(std::move(f));
       }
+      // The listed failures the cell looked past: hits, without a case.
+      const json passed_over = cell.value("passed_over", json::object());
+      for (const auto& [fingerprint, count] : passed_over.items()) {
+        if (!count.is_number_integer() || count.get<int>() <= 0) continue;
+        CellFinding f;
+        f.subject = key.subject;
+        f.property = key.property;
+        f.fingerprint = fingerprint;
+        f.message = fmt::format("looked past as listed ({} of the cell's cases)", count.get<int>());
+        if (versions.contains(f.subject)) f.version = versions[f.subject].value("version", "");
+        u.failures.push_back(std::move(f));
+      }
       u.cells.push_back(std::move(key));
     }
     u.ok = true;
@@ -160,6 +172,13 @@ void LocalExecutor::start(const UnitSpec& unit) {
   r.dir = work_root_ / fmt::format("unit-{}", ++started_);
   fs::remove_all(r.dir);
   fs::create_directories(r.dir);
+  for (const auto& [name, text] : unit.files) {
+    std::ofstream out(r.dir / name, std::ios::binary);
+    out << text;
+    if (!out.flush()) {
+      throw std::runtime_error(fmt::format("cannot write {}", (r.dir / name).string()));
+    }
+  }
   std::vector<std::string> args;
   for (const auto& a : unit.argv) args.push_back(replace_unit_dir(a, r.dir.string()));
   std::vector<char*> argv;
@@ -297,7 +316,11 @@ bool DaskExecutor::has_room() const {
 }
 
 void DaskExecutor::start(const UnitSpec& unit) {
-  json line = {{"t", "unit"}, {"id", unit.id}, {"argv", unit.argv}, {"unit_dir", kUnitDir}};
+  json line = {{"t", "unit"},
+               {"id", unit.id},
+               {"argv", unit.argv},
+               {"unit_dir", kUnitDir},
+               {"files", unit.files}};
   std::string text = line.dump() + "\n";
   std::size_t off = 0;
   while (off < text.size()) {

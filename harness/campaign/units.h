@@ -5,6 +5,9 @@
 // harness/campaign/dask_units.py) and hand back each unit's result as one
 // JSON document, the same from every executor:
 //
+// A unit's files (UnitSpec::files) travel with it, so workers share no
+// files with the campaign either way.
+//
 //   {"id": ID, "status": EXIT-STATUS (-1: killed or never started),
 //    "seconds": S, "report": <the run's conformance.json> or null,
 //    "cases": {CASE_FILE: <case document>, ...},   keyed as the report names them
@@ -35,6 +38,9 @@ struct UnitSpec {
   std::uint64_t seed = 0;
   std::string subject;
   std::vector<std::string> argv;  // the `serialcheck run` command, with kUnitDir in it
+  // Files the executor writes into the unit's folder before the run (name
+  // -> text): the campaign's known-failures list, which grows as it runs.
+  std::map<std::string, std::string> files;
 };
 
 // What a unit's document says, read for merging.
@@ -44,7 +50,9 @@ struct UnitOutcome {
   std::string why;  // when not ok: the exit status or signal, and the log's tail
   std::uint64_t seed = 0;
   std::vector<CellKey> cells;         // every cell that ran (a skip is not a check)
-  std::vector<CellFinding> failures;  // the cells that failed, listed or not
+  // The cells that failed, listed or not, and the listed failures a cell
+  // looked past (run --look-past-known), one per cell and fingerprint.
+  std::vector<CellFinding> failures;
   long cases = 0;                     // cases checked
   double seconds = 0;
 };

@@ -233,6 +233,7 @@ class Runner {
     job.deadline = deadline_;
     job.time_budget_s = o_.time_budget_s;
     job.listed = o_.listed;
+    job.look_past_listed = o_.look_past_listed;
     slot->child = worker::spawn([&job](int fd) { worker::cells_worker(fd, job); }, open_fds());
     slot->clock = Clock::now();
     slots_.push_back(std::move(slot));
@@ -399,6 +400,14 @@ class Runner {
       for (const auto& [reason, count] : j["discarded"].items()) {
         if (count.is_number_integer() && count.get<int>() > 0) {
           r.discarded[reason] = count.get<int>();
+        }
+      }
+    }
+    r.passed_over.clear();
+    if (j.contains("passed_over") && j["passed_over"].is_object()) {
+      for (const auto& [fingerprint, count] : j["passed_over"].items()) {
+        if (count.is_number_integer() && count.get<int>() > 0) {
+          r.passed_over[fingerprint] = count.get<int>();
         }
       }
     }

@@ -110,6 +110,9 @@ struct RunOptions {
   // The fingerprints the known-failures file lists for a cell, handed to
   // its property (PropertyEnv::listed); none when unset.
   std::function<std::vector<std::string>(const CellId&)> listed;
+  // Pass over cases that fail only with a listed fingerprint, counting them
+  // (CellsJob::look_past_listed; `run --look-past-known`).
+  bool look_past_listed = false;
 };
 
 struct RunOutput {

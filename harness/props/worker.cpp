@@ -213,6 +213,11 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
   std::optional<std::pair<TestCase, Outcome>> last_failure;
   std::string last_discard;
   std::map<std::string, int> discarded;  // by reason, before the first failure
+  std::map<std::string, int> passed_over;  // listed failures looked past, by fingerprint
+  auto is_listed = [&](const Outcome& o) {
+    return job.look_past_listed &&
+           std::find(env.listed.begin(), env.listed.end(), o.fingerprint) != env.listed.end();
+  };
   auto generator = case_generator(a.plan);
   std::optional<Clock::time_point> shrink_start;
   auto shrink_time_left = [&] {
@@ -244,6 +249,12 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
       if (!last_failure) ++discarded[o.discard_reason];
       RC_DISCARD(o.message);
     }
+    if (o.failed() && is_listed(o)) {
+      // Looked past: a pass for RapidCheck, so a listed failure neither ends
+      // the cell nor, while an unlisted one shrinks, stands in for it.
+      if (!last_failure) ++passed_over[o.fingerprint];
+      return;
+    }
     if (o.failed()) {
       std::string what = o.fingerprint + ": " + o.message;
       if (!shrink_start) shrink_start = Clock::now();
@@ -263,6 +274,7 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
 
   nlohmann::json line = {{"t", "cell"}, {"property", property.id}};
   if (!discarded.empty()) line["discarded"] = discarded;
+  if (!passed_over.empty()) line["passed_over"] = passed_over;
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;
@@ -291,7 +303,8 @@ nlohmann::json run_cell(int fd, Subject& subject, const GateProperty& property, 
         write_case_line(fd, property.id, announced, candidate);
         Outcome o = check_case(property, subject, candidate, env);
         // The cause must stay; the container it sits in may change.
-        if (!o.failed() || fingerprint_cause(o.fingerprint) != fingerprint_cause(fingerprint)) {
+        if (!o.failed() || is_listed(o) ||
+            fingerprint_cause(o.fingerprint) != fingerprint_cause(fingerprint)) {
           return false;
         }
         last_failure->second = std::move(o);

@@ -38,6 +38,10 @@ struct CellsJob {
   double time_budget_s = 0;                   // for the skip reason
   // The fingerprints known-failures.txt lists for a cell (PropertyEnv::listed).
   std::function<std::vector<std::string>(const CellId&)> listed;
+  // A case that fails only with a listed fingerprint is passed over: the
+  // cell counts it (CellResult::passed_over) and goes on drawing cases, so
+  // that a listed failure cannot hide an unlisted one in the same cell.
+  bool look_past_listed = false;
 };
 
 struct ProbeJob {

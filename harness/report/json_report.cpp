@@ -17,6 +17,7 @@ nlohmann::json cell_to_json(const CellResult& c) {
   for (std::string_view reason : kDiscardReasons) discarded[std::string(reason)] = 0;
   for (const auto& [reason, count] : c.discarded) discarded[reason] = count;
   j["discarded"] = std::move(discarded);
+  if (!c.passed_over.empty()) j["passed_over"] = c.passed_over;
   // Where the cell's seconds went (docs/perf.md, "Where a case's time goes").
   if (!c.phases.empty()) {
     nlohmann::json time = nlohmann::json::object();

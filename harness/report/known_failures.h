@@ -57,6 +57,9 @@ using ConfirmFailure =
 // list, and fills report.lines_to_add / lines_to_remove:
 // - a failed cell whose fingerprint a matching entry lists -> ExpectedFail;
 // - any other failed cell -> Fail, and its line is to be added;
+// - an entry whose fingerprint a matching cell passed over
+//   (CellResult::passed_over) is used: that cell stays as it is (a pass
+//   when nothing unlisted failed), and the entry is not stale;
 // - an entry no failed cell used, but that matches a cell that ran, is
 //   offered to `confirm` (for each such cell in turn): when a saved case
 //   still fails that way the entry holds (a passing cell becomes

@@ -49,6 +49,10 @@ struct CellResult {
   // Cases discarded while the cell ran (before any failure), by reason
   // (kDiscardReasons); a reason with none is absent.
   std::map<std::string, int> discarded;
+  // With `run --look-past-known`: the cases that failed only with a
+  // fingerprint the known-failures file lists for the cell, by fingerprint.
+  // They count among `cases`; the cell went on drawing past them.
+  std::map<std::string, int> passed_over;
   double seconds = 0;
   // Where the worker spent the cell's time, by phase (kPhaseNames of
   // harness/subjects/phase_clock.h, and "other": the worker's time for the

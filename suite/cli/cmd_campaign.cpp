@@ -59,6 +59,7 @@ struct CampaignArgs {
   double unit_timeout = 1800;
   std::vector<std::string> malformed_streams;
   bool no_replay = false;
+  int producers_per_unit = 2;
   SubjectArgs sources;
 };
 
@@ -77,8 +78,9 @@ std::string absolute(const std::string& path) {
   return fs::absolute(path).lexically_normal().string();
 }
 
-// The `serialcheck run` every unit runs, less its seed and subject.
-std::vector<std::string> unit_run_argv(const CampaignArgs& a, const std::string& known_file) {
+// The `serialcheck run` every unit runs, less its seed, subject, producers
+// and known-failures file (campaign::make_unit).
+std::vector<std::string> unit_run_argv(const CampaignArgs& a) {
   std::vector<std::string> argv = {
       fs::read_symlink("/proc/self/exe").string(),
       "run",
@@ -98,9 +100,6 @@ std::vector<std::string> unit_run_argv(const CampaignArgs& a, const std::string&
       std::to_string(a.max_size),
       "--case-timeout",
       fmt::format("{}", a.case_timeout),
-      // Every unit judges by the campaign's list, wherever it runs.
-      "--known-failures",
-      known_file.empty() ? "/dev/null" : absolute(known_file),
   };
   if (!a.properties.empty()) {
     argv.push_back("--properties");
@@ -294,7 +293,11 @@ int run_campaign_command(const CampaignArgs& a) {
 
   campaign::CampaignOptions options;
   options.subjects = subjects;
-  options.run_argv = unit_run_argv(a, known_file);
+  options.run_argv = unit_run_argv(a);
+  // Every unit judges by the campaign's list (and the database's findings),
+  // wherever it runs: the text travels with the unit.
+  if (!known_file.empty()) options.known_failures_text = read_input(known_file);
+  options.producers_per_unit = a.producers_per_unit;
   options.first_seed =
       a.seed.value_or(std::random_device{}() * 4294967296ull + std::random_device{}());
   options.time_budget_s = a.time_budget;
@@ -602,12 +605,19 @@ void add_campaign(CLI::App& app, Action& action) {
       ->type_name("DIR")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-replay", a->no_replay, "Do not replay the database's findings first");
+  cmd->add_option("--producers-per-unit", a->producers_per_unit,
+                  "Matrix producers a unit adds besides its subject, reference and cpython: this "
+                  "many other subjects, in turn by seed (0: all of them)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   add_subject_options(cmd, a->sources);
   cmd->footer(
-      "A unit is one `serialcheck run` at one seed over one subject, in a process of its own.\n"
-      "Each unit's cells are merged into the database as it ends; a cell merged before (same\n"
-      "seed, subject, property, cases, size) is not counted twice. Ctrl-C stops the campaign\n"
-      "and keeps what was merged. Exit codes: 0 no failure the known-failures file does not\n"
+      "A unit is one `serialcheck run` at one seed over one subject, in a process of its own,\n"
+      "judged by the known-failures list and every finding of the database, and looking past\n"
+      "them (run --look-past-known). Each unit's cells are merged into the database as it\n"
+      "ends; a cell merged before (same seed, subject, property, cases, size) is not counted\n"
+      "twice. Ctrl-C stops the campaign and keeps what was merged. Exit codes: 0 no failure the "
+      "known-failures file does not\n"
       "list and every unit finished; 1 otherwise; 2 usage error. See docs/campaigns.md.");
   cmd->callback([&action, a] { action = [a] { return run_campaign_command(*a); }; });
 }

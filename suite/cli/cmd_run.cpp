@@ -53,6 +53,8 @@ struct RunArgs {
   bool no_save = false;
   bool list = false;
   bool no_picture = false;
+  std::string producers;
+  bool look_past_known = false;
   SubjectArgs sources;
 };
 
@@ -229,6 +231,8 @@ std::string repeat_command(const RunArgs& a, std::uint64_t seed) {
   if (!a.subjects.empty()) cmd += " --subjects " + a.subjects;
   if (!a.properties.empty()) cmd += " --properties '" + a.properties + "'";
   if (!a.shard.empty()) cmd += " --shard " + a.shard;
+  if (!a.producers.empty()) cmd += " --producers " + a.producers;
+  if (a.look_past_known) cmd += " --look-past-known";
   if (!a.sources.subjects_file.empty()) cmd += " --subjects-file " + a.sources.subjects_file;
   if (a.sources.no_subjects_file) cmd += " --no-subjects-file";
   for (const auto& t : a.sources.testees) cmd += " --testee " + shell_quote(t);
@@ -266,6 +270,15 @@ int run_gate(const RunArgs& a) {
     // and the C pickler, so a run of one subject still reads what they write.
     std::vector<std::string> producers = report.subjects;
     const auto all = subject_names(factories);
+    // More producers for the run's consumers: every pair of the matrix
+    // with one consumer runs in one process (a campaign's units).
+    const auto more =
+        a.producers.empty() ? std::vector<std::string>{} : pick_subjects(a.producers, all);
+    for (const auto& p : more) {
+      if (std::find(producers.begin(), producers.end(), p) == producers.end()) {
+        producers.push_back(p);
+      }
+    }
     for (const char* anchor : {"reference", "cpython"}) {
       if (std::find(all.begin(), all.end(), anchor) != all.end() &&
           std::find(producers.begin(), producers.end(), anchor) == producers.end()) {
@@ -341,6 +354,7 @@ int run_gate(const RunArgs& a) {
   for (const auto& c : testee_configs(a.sources)) testees.insert(c.name);
   options.worker_key = worker_key_for(shared_worker, testees);
   if (!a.no_save) options.corpus_dir = a.corpus;
+  options.look_past_listed = a.look_past_known;
   options.listed = [&known](const CellId& cell) {
     std::vector<std::string> out;
     for (const KnownFailure& k : known) {
@@ -486,6 +500,13 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_flag("--list", a->list, "List the subjects and properties, then exit");
   cmd->add_flag("--no-picture", a->no_picture,
                 "Do not draw reports/matrix.png (matplotlib; a campaign's units skip it)");
+  cmd->add_option("--producers", a->producers,
+                  "Comma list of further matrix producers for the run's subjects (default: the "
+                  "subjects themselves, reference and cpython)");
+  cmd->add_flag("--look-past-known", a->look_past_known,
+                "Pass over cases that fail only as the known-failures file lists for their "
+                "cell, counting them, and go on looking for unlisted failures (a campaign's "
+                "units)");
   add_subject_options(cmd, a->sources);
   add_malformed_streams(cmd);
   cmd->footer(

@@ -9,7 +9,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -165,6 +168,111 @@ TEST_F(Campaign, AUnitPastItsTimeoutIsKilledAndNamed) {
       << r.out;
   EXPECT_LT(took, 20) << "the unit was not killed at its timeout";
   EXPECT_EQ(list().size(), 0u);
+}
+
+// A subject with two defects (ints and floats come back one off): a cell
+// reports the first it meets, and with the ints' failure listed the gate
+// says "expected fail" and never shows the floats'. `run
+// --look-past-known` passes over the listed failure, counts it, and finds
+// the other; a campaign's units do so for everything found before them.
+TEST_F(Campaign, ALookPastListedFailuresFindsWhatTheyHid) {
+  std::ofstream(dir_ / "ints.txt") << "fake roundtrip.equal mismatch:value/int ints one off\n";
+  const std::string gate =
+      "run --seed 1 --cases 50 --no-subjects-file --no-interpreters --subjects fake "
+      "--properties roundtrip.equal --no-picture --no-save --report " +
+      path("reports") + " --known-failures " + path("ints.txt");
+  auto cell = [&] {
+    auto j = nlohmann::json::parse(read(dir_ / "reports" / "conformance.json"));
+    return j["cells"][0];
+  };
+  // Control: as the gate runs, the listed failure hides the other.
+  CliRun plain = run_cli(gate + fake("--wrong-value --wrong-float"));
+  EXPECT_EQ(plain.status, 0) << plain.out << plain.err;
+  EXPECT_EQ(cell()["verdict"], "expected-fail");
+  EXPECT_EQ(cell()["fingerprint"], "mismatch:value/int");
+
+  CliRun past = run_cli(gate + " --look-past-known" + fake("--wrong-value --wrong-float"));
+  EXPECT_EQ(past.status, 1) << past.out << past.err;
+  EXPECT_EQ(cell()["verdict"], "fail");
+  EXPECT_EQ(cell()["fingerprint"], "mismatch:value/float");
+  EXPECT_GE(cell()["passed_over"].value("mismatch:value/int", 0), 1) << cell().dump();
+
+  // Only the ints' defect, both of its fingerprints listed (a bare int, and
+  // one in a set or as a dict key): every failing case is passed over, the
+  // cell passes, and the entries, seen failing, are not stale.
+  std::ofstream(dir_ / "ints.txt", std::ios::app)
+      << "fake roundtrip.equal mismatch:value/collection ints one off in a set\n";
+  const std::string at2 = std::regex_replace(gate, std::regex("--seed 1 "), "--seed 2 ");
+  CliRun only = run_cli(at2 + " --look-past-known" + fake("--wrong-value"));
+  EXPECT_EQ(only.status, 0) << only.out << only.err;
+  EXPECT_EQ(cell()["verdict"], "pass");
+  EXPECT_GE(cell()["passed_over"].value("mismatch:value/int", 0), 1) << cell().dump();
+  auto report = nlohmann::json::parse(read(dir_ / "reports" / "conformance.json"));
+  EXPECT_TRUE(report["known_failures"]["remove"].empty()) << report["known_failures"].dump();
+  // Control: a subject without the defect makes those entries stale.
+  CliRun fixed = run_cli(at2 + " --look-past-known" + fake(""));
+  EXPECT_EQ(fixed.status, 1) << fixed.out;
+  report = nlohmann::json::parse(read(dir_ / "reports" / "conformance.json"));
+  EXPECT_EQ(report["known_failures"]["remove"].size(), 2u) << report["known_failures"].dump();
+}
+
+// Each unit looks past what the units two seeds and more before it found:
+// seeds 1 and 2 find the ints' failure; seed 3, looking past it, the
+// floats'; seed 4 the ints' in a set; seed 6 a KeyError of the fake
+// testee's own dumps; seeds 7 and 8 pass every case, passing over three.
+// A hit looked past counts. What a unit is given depends on its seed
+// alone, so one unit at a time and two at once find the same.
+TEST_F(Campaign, EachUnitLooksPastTheDatabasesFindings) {
+  auto campaign = [&](const std::string& db, int jobs) {
+    CliRun r = run_cli("campaign --db " + db + " --known-failures " + known() +
+                       " --no-subjects-file --no-interpreters --subjects fake --properties "
+                       "roundtrip.equal --cases 50 --seed 1 --max-units 8 -j " +
+                       std::to_string(jobs) + fake("--wrong-value --wrong-float"));
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    CliRun l = run_cli("findings --json --db " + db + " --known-failures " + known());
+    std::map<std::string, std::pair<int, int>> out;  // fingerprint -> (hits, first seed)
+    for (const auto& f : nlohmann::json::parse(l.out)) {
+      out[f["fingerprint"].get<std::string>()] = {f["hits"].get<int>(), f["first_seed"].get<int>()};
+    }
+    return out;
+  };
+  const auto one = campaign(path("one"), 1);
+  using P = std::pair<int, int>;
+  EXPECT_EQ(one, (std::map<std::string, P>{{"mismatch:value/int", {8, 1}},
+                                           {"mismatch:value/float", {5, 3}},
+                                           {"mismatch:value/collection", {5, 4}},
+                                           {"exception:KeyError@dumps/collection/n", {1, 6}}}));
+  EXPECT_EQ(campaign(path("two"), 2), one);
+}
+
+// --producers adds matrix producers for the run's subjects: the pair cells
+// of one consumer with every producer run in one process (a unit).
+TEST_F(Campaign, RunTakesMoreProducers) {
+  const std::string testees =
+      fake("") + " --testee " +
+      quote(std::string("other=/usr/bin/python3 '") + SERIALCHECK_SOURCE_DIR +
+            "/suite/tests/testees/fake_testee.py'");
+  const std::string gate =
+      "run --seed 3 --cases 5 --no-subjects-file --no-interpreters --subjects fake "
+      "--properties cross.matrix --no-picture --no-save --known-failures /dev/null --report " +
+      path("reports") + testees;
+  auto properties = [&] {
+    std::set<std::string> out;
+    auto j = nlohmann::json::parse(read(dir_ / "reports" / "conformance.json"));
+    for (const auto& c : j["cells"]) out.insert(c["property"].get<std::string>());
+    return out;
+  };
+  CliRun with = run_cli(gate + " --producers other");
+  EXPECT_EQ(with.status, 0) << with.out << with.err;
+  EXPECT_EQ(properties().count("cross.matrix/other"), 1u);
+  // Control: without it, only the subject itself and the anchors produce.
+  CliRun without = run_cli(gate);
+  EXPECT_EQ(without.status, 0) << without.out << without.err;
+  EXPECT_EQ(properties().count("cross.matrix/other"), 0u);
+  EXPECT_EQ(properties().count("cross.matrix/reference"), 1u);
+  CliRun unknown = run_cli(gate + " --producers nobody");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown subject \"nobody\""), std::string::npos) << unknown.err;
 }
 
 TEST_F(Campaign, MistakesAreOneLine) {

@@ -3,12 +3,14 @@
 
 A `dask scheduler` and two `dask worker` processes are started here; a
 short campaign of 6 units runs on them against the fake testee, which
-answers every loads one off (so each unit finds the same failure once);
-one worker is killed (SIGKILL) while it runs a unit. Dask runs that unit
-again on the other worker, and the test checks that no unit's result is
-lost or counted twice: 6 units, one finding with 6 hits, one cell a seed.
-Control: the same campaign again counts nothing (every cell is in the
-database already), so a result delivered twice could not add hits.
+answers every loads one off (so each unit fails, or passes over a failure
+found before); one worker is killed (SIGKILL) while it runs a unit. Dask
+runs that unit again on the other worker, and the test checks that no
+unit's result is lost or counted twice: 6 units, one cell a seed, and the
+same findings with the same hits and first seeds as the same campaign on
+this machine's cores. Control: the same campaign again counts nothing
+(every cell is in the database already), so a result delivered twice
+could not add hits.
 
 Usage: campaign_dask_test.py SERIALCHECK SOURCE_DIR
 Exit status 77 (skipped) when distributed or the dask command is missing.
@@ -99,11 +101,28 @@ def main():
                  % campaign.returncode, out, err)
         if "campaign: 6 units" not in out:
             fail("not every unit's result came back", out, err)
-        listing = subprocess.run([serialcheck, "findings", "--json", "--db", db,
-                                  "--known-failures", known], capture_output=True, text=True)
-        found = json.loads(listing.stdout)
-        if len(found) != 1 or found[0]["hits"] != 6:
-            fail("expected one finding with 6 hits, one a unit", json.dumps(found, indent=2), out)
+        def findings(where):
+            listing = subprocess.run([serialcheck, "findings", "--json", "--db", where,
+                                      "--known-failures", known], capture_output=True, text=True)
+            return {f["fingerprint"]: (f["hits"], f["first_seed"])
+                    for f in json.loads(listing.stdout)}
+
+        found = findings(db)
+        # The same seeds on this machine's cores find the same.
+        local_db = os.path.join(tmp, "local-db")
+        local_argv = [a if a != db else local_db for a in argv]
+        at = local_argv.index("--scheduler")
+        del local_argv[at:at + 2]
+        local = subprocess.run(local_argv + ["-j", "2"], capture_output=True, text=True,
+                               timeout=300)
+        if "campaign: 6 units" not in local.stdout:
+            fail("the local campaign did not run its 6 units", local.stdout, local.stderr)
+        if findings(local_db) != found:
+            fail("the cluster and this machine's cores found differently",
+                 json.dumps(found, indent=2), json.dumps(findings(local_db), indent=2))
+        if not found or sum(hits for hits, _ in found.values()) < 6:
+            fail("every unit fails or passes over a failure: 6 hits at least",
+                 json.dumps(found, indent=2))
         for seed in range(1000, 1006):
             lines = open(os.path.join(db, "seeds", "%d.tsv" % seed)).read().splitlines()
             if lines != ["fake\troundtrip.equal\t20\t10"]:
@@ -113,10 +132,8 @@ def main():
         again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         if "6 cells were in the database already" not in again.stdout:
             fail("a repeated unit was not recognised", again.stdout, again.stderr)
-        found = json.loads(subprocess.run([serialcheck, "findings", "--json", "--db", db],
-                                          capture_output=True, text=True).stdout)
-        if found[0]["hits"] != 6:
-            fail("a repeated unit was counted again: %d hits" % found[0]["hits"])
+        if findings(db) != found:
+            fail("a repeated unit was counted again", json.dumps(findings(db), indent=2))
         client.close()
         print("ok: 6 units merged once each across a killed worker")
         return 0

@@ -28,6 +28,7 @@ one way each, so that every failure path of the runner can be seen:
   --hang-on-try-loads  read every try-loads request and never answer it
   --bad-value          answer loads with a value that is not canonical JSON
   --wrong-value        answer loads with a value one off (ints + 1)
+  --wrong-float        answer loads with floats one off (a second defect beside --wrong-value)
   --optimize           answer dumps with pickletools.optimize's bytes (not CPython's)
   --bad-bench          answer bench with one iteration too many
   --caps JSON          merge JSON into the capabilities of the hello
@@ -267,6 +268,16 @@ def bump_ints(j):
     return j
 
 
+def bump_floats(j):
+    if isinstance(j, list):
+        return [bump_floats(x) for x in j]
+    if isinstance(j, dict):
+        if set(j) == {"float"}:
+            return {"float": repr(float(j["float"]) + 1.0)}
+        return {k: bump_floats(v) for k, v in j.items()}
+    return j
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--crash-at", type=int, default=0)
@@ -292,6 +303,7 @@ def main():
     ap.add_argument("--unsupported", action="append", default=[])
     ap.add_argument("--bad-value", action="store_true")
     ap.add_argument("--wrong-value", action="store_true")
+    ap.add_argument("--wrong-float", action="store_true")
     ap.add_argument("--caps", default="{}")
     ap.add_argument("--spawn-child", action="store_true")
     ap.add_argument("--no-exit", action="store_true")
@@ -386,6 +398,8 @@ def main():
                     doc = {"ok": True, "value": None}
                 if args.wrong_value:
                     doc["value"] = bump_ints(doc["value"])
+                if args.wrong_float:
+                    doc["value"] = bump_floats(doc["value"])
                 write_message(doc)
             elif op == "try-loads":
                 if args.crash_on_try_loads:

@@ -10,7 +10,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "harness/campaign/campaign.h"
 #include "harness/campaign/units.h"
 #include "harness/corpus/corpus.h"
 #include "suite/tests/support/gate.h"
@@ -208,10 +210,12 @@ TEST(UnitDocument, ReadsCellsFailuresAndCasesAsTheRunWroteThem) {
          {"fingerprint", "mismatch:value"},
          {"message", "m"},
          {"case_file", "/w/c.json"}},
+        // Passed over as listed (run --look-past-known): a hit each.
         {{"subject", "fake"},
          {"property", "roundtrip.identity"},
          {"verdict", "pass"},
-         {"cases", 20}},
+         {"cases", 20},
+         {"passed_over", {{"mismatch:sharing", 4}, {"mismatch:kind", 1}}}},
         // A listed failure the cases missed: checked, nothing found.
         {{"subject", "fake"}, {"property", "wire.x"}, {"verdict", "expected-fail"}, {"cases", 20}},
         {{"subject", "fake"}, {"property", "zerocopy.x"}, {"verdict", "skip"}, {"cases", 0}}}}};
@@ -225,10 +229,14 @@ TEST(UnitDocument, ReadsCellsFailuresAndCasesAsTheRunWroteThem) {
   EXPECT_EQ(u.seed, 42u);
   EXPECT_EQ(u.cells.size(), 3u) << "a skipped cell checked nothing";
   EXPECT_EQ(u.cases, 43);
-  ASSERT_EQ(u.failures.size(), 1u);
+  ASSERT_EQ(u.failures.size(), 3u);
   EXPECT_EQ(u.failures[0].version, "3.11.2");
   ASSERT_TRUE(u.failures[0].record.has_value());
   EXPECT_EQ(u.failures[0].record->fingerprint, "mismatch:value");
+  EXPECT_EQ(u.failures[1].property, "roundtrip.identity");
+  EXPECT_EQ(u.failures[1].fingerprint, "mismatch:kind");
+  EXPECT_EQ(u.failures[2].fingerprint, "mismatch:sharing");
+  EXPECT_FALSE(u.failures[2].record.has_value()) << "a passed-over failure saves no case";
   EXPECT_EQ(u.cells[0].max_size, 50);
   // Control: a unit that wrote no report is not ok, and says why.
   UnitOutcome lost = read_unit_document({{"id", "43/fake"},
@@ -241,6 +249,55 @@ TEST(UnitDocument, ReadsCellsFailuresAndCasesAsTheRunWroteThem) {
   EXPECT_NE(lost.why.find("boom"), std::string::npos) << lost.why;
   UnitOutcome bad = read_unit_document({{"id", "44/fake"}, {"report", {{"seed", "x"}}}});
   EXPECT_FALSE(bad.ok);
+}
+
+// A unit's further producers go round every other campaign subject as the
+// seeds go on, never the unit's own subject.
+TEST(UnitProducers, GoRoundTheOtherSubjectsBySeed) {
+  const std::vector<std::string> subjects = {"a", "b", "c", "d", "e"};
+  for (int per_unit : {1, 2, 3}) {
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      std::set<std::string> seen;
+      // ceil(4 / per_unit) consecutive seeds cover the four others.
+      const int seeds = (4 + per_unit - 1) / per_unit;
+      for (std::uint64_t seed = 1000; seed < 1000u + static_cast<unsigned>(seeds); ++seed) {
+        const auto p = unit_producers(subjects, i, seed, per_unit);
+        EXPECT_EQ(p.size(), static_cast<std::size_t>(per_unit));
+        for (const auto& s : p) {
+          EXPECT_NE(s, subjects[i]) << "a unit's own subject is a producer already";
+          seen.insert(s);
+        }
+      }
+      EXPECT_EQ(seen.size(), 4u) << "per_unit " << per_unit << ", subject " << subjects[i];
+    }
+  }
+  EXPECT_EQ(unit_producers(subjects, 2, 7, 0), (std::vector<std::string>{"d", "e", "a", "b"}));
+  EXPECT_EQ(unit_producers(subjects, 2, 7, 9).size(), 4u) << "no more than there are";
+  EXPECT_TRUE(unit_producers({"a"}, 0, 7, 2).empty());
+  // Control: a fixed choice (the same producers at every seed) would fail
+  // the coverage above; the rotation does change with the seed.
+  EXPECT_NE(unit_producers(subjects, 0, 1000, 1), unit_producers(subjects, 0, 1001, 1));
+}
+
+// The unit's command names its producers and its own known-failures file,
+// which travels with the unit.
+TEST(UnitProducers, TheUnitCarriesItsListAndProducers) {
+  CampaignOptions o;
+  o.subjects = {"a", "b", "c"};
+  o.run_argv = {"serialcheck", "run"};
+  o.producers_per_unit = 1;
+  const UnitSpec u = make_unit(o, 4, "b", "a roundtrip.equal mismatch:value listed\n");
+  const std::string argv = [&] {
+    std::string s;
+    for (const auto& a : u.argv) s += a + " ";
+    return s;
+  }();
+  EXPECT_NE(argv.find("--seed 4 --subjects b"), std::string::npos) << argv;
+  EXPECT_NE(argv.find("--known-failures {unit_dir}/known-failures.txt --look-past-known"),
+            std::string::npos)
+      << argv;
+  EXPECT_NE(argv.find("--producers c"), std::string::npos) << argv;
+  EXPECT_EQ(u.files.at("known-failures.txt"), "a roundtrip.equal mismatch:value listed\n");
 }
 
 }  // namespace
