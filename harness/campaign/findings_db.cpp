@@ -245,6 +245,7 @@ MergeResult FindingsDb::merge(std::uint64_t seed, const std::vector<CellKey>& ce
       f.first_seen = now;
     }
     ++f.hits;
+    f.first_seed = std::min(f.first_seed, seed);
     f.last_seen = now;
     f.gone = false;  // it failed again
     if (f.seeds.size() < Finding::kMaxSeeds &&

@@ -36,6 +36,8 @@ struct Finding {
   std::string property;
   std::string fingerprint;
   std::string message;  // the message of the case kept
+  // The lowest seed that hit it: the first a campaign counting up meets,
+  // whichever of its units ended first.
   std::uint64_t first_seed = 0;
   std::string first_seen;  // UTC, ISO 8601
   std::string last_seen;

@@ -83,6 +83,12 @@ TEST_F(FindingsDbTest, ACellCountsOnceHoweverOftenItIsMerged) {
   MergeResult stray = db.merge(9, {}, fails);
   EXPECT_TRUE(stray.created.empty());
   EXPECT_EQ(db.findings()[0].hits, 2);
+  // A lower seed merged later (its unit ended last) is the first seed: the
+  // same seeds give the same first seed whichever unit ends first.
+  db.merge(5, {cell(5, "fake", "roundtrip.equal")}, fails);
+  EXPECT_EQ(db.findings()[0].first_seed, 5u);
+  db.merge(6, {cell(6, "fake", "roundtrip.equal")}, fails);
+  EXPECT_EQ(db.findings()[0].first_seed, 5u) << "a higher seed leaves it";
 }
 
 TEST_F(FindingsDbTest, KeepsTheSmallerCaseAndItReplaysAsSaved) {
