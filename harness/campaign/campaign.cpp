@@ -82,14 +82,14 @@ CampaignSummary run_campaign(UnitExecutor& executor, FindingsDb& db, const Campa
   // seeds alone, not on which unit ended first, so every executor finds
   // the same. The lag lets the next seed start while a seed's last units
   // run.
-  auto ready = [&](std::uint64_t s) {
-    if (s < options.first_seed + kListingLag) return true;
-    return open.empty() || open.begin()->first > s - kListingLag;
+  auto ready = [&](std::uint64_t at_seed) {
+    if (at_seed < options.first_seed + kListingLag) return true;
+    return open.empty() || open.begin()->first > at_seed - kListingLag;
   };
-  auto listing_for = [&](std::uint64_t s) {
+  auto listing_for = [&](std::uint64_t at_seed) {
     std::string out = listing;
     for (const auto& [at, lines] : found_at) {
-      if (at + kListingLag > s) break;
+      if (at + kListingLag > at_seed) break;
       out += lines;
     }
     return out;
