@@ -178,7 +178,7 @@ TEST_F(Campaign, AUnitPastItsTimeoutIsKilledAndNamed) {
 TEST_F(Campaign, ALookPastListedFailuresFindsWhatTheyHid) {
   std::ofstream(dir_ / "ints.txt") << "fake roundtrip.equal mismatch:value/int ints one off\n";
   const std::string gate =
-      "run --seed 1 --cases 50 --no-subjects-file --no-interpreters --subjects fake "
+      "run --seed 1 --cases 50 --shard 0/1 --no-subjects-file --no-interpreters --subjects fake "
       "--properties roundtrip.equal --no-picture --no-save --report " +
       path("reports") + " --known-failures " + path("ints.txt");
   auto cell = [&] {
@@ -253,7 +253,7 @@ TEST_F(Campaign, RunTakesMoreProducers) {
       quote(std::string("other=/usr/bin/python3 '") + SERIALCHECK_SOURCE_DIR +
             "/suite/tests/testees/fake_testee.py'");
   const std::string gate =
-      "run --seed 3 --cases 5 --no-subjects-file --no-interpreters --subjects fake "
+      "run --seed 3 --cases 5 --shard 0/1 --no-subjects-file --no-interpreters --subjects fake "
       "--properties cross.matrix --no-picture --no-save --known-failures /dev/null --report " +
       path("reports") + testees;
   auto properties = [&] {
